@@ -1,0 +1,238 @@
+//! The cluster's catalog: tables, their regions, and where each region is hosted.
+//!
+//! `hbase:meta` is not stored separately: its rows are rendered from this catalog whenever meta is
+//! read, so meta and the regions' real state can never disagree.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use bytes::Bytes;
+use hbclient_proto::meta::{self, TableName};
+use hbclient_proto::pb;
+
+use crate::exception::{class, RemoteException};
+use crate::store::{FamilySpec, RegionStore};
+
+/// Mutable contents of a region, behind the region's lock.
+#[derive(Debug)]
+pub(crate) struct RegionData {
+    /// The cells.
+    pub(crate) store: RegionStore,
+    /// Set when the region is split or deleted: its data lives elsewhere now, and a call that
+    /// reached it late must fail with NotServingRegionException instead of writing into a void.
+    pub(crate) closed: bool,
+}
+
+/// One region: its identity (immutable) and its data.
+#[derive(Debug)]
+pub(crate) struct Region {
+    pub(crate) table: TableName,
+    pub(crate) name: Bytes,
+    pub(crate) encoded: String,
+    pub(crate) start: Bytes,
+    pub(crate) end: Bytes,
+    pub(crate) region_id: u64,
+    data: Mutex<RegionData>,
+}
+
+impl Region {
+    fn new(
+        table: TableName,
+        start: Bytes,
+        end: Bytes,
+        region_id: u64,
+        store: RegionStore,
+    ) -> Region {
+        let name = meta::region_name(&table, &start, region_id, 0);
+        Region {
+            encoded: meta::encoded_region_name(&name),
+            table,
+            name,
+            start,
+            end,
+            region_id,
+            data: Mutex::new(RegionData {
+                store,
+                closed: false,
+            }),
+        }
+    }
+
+    /// Locks the region's data. Poisoning is ignored: the store's operations are all-or-nothing.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, RegionData> {
+        self.data.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Locks the data of an open region, or reports it as not served.
+    pub(crate) fn lock_open(&self) -> Result<MutexGuard<'_, RegionData>, RemoteException> {
+        let guard = self.lock();
+        if guard.closed {
+            return Err(RemoteException::not_serving(&self.name));
+        }
+        Ok(guard)
+    }
+
+    /// True when `row` belongs to this region.
+    pub(crate) fn contains(&self, row: &[u8]) -> bool {
+        row >= &self.start[..] && (self.end.is_empty() || row < &self.end[..])
+    }
+
+    /// `WrongRegionException` unless `row` belongs here.
+    pub(crate) fn check_row(&self, row: &[u8]) -> Result<(), RemoteException> {
+        if self.contains(row) {
+            return Ok(());
+        }
+        Err(RemoteException::new(
+            class::WRONG_REGION,
+            format!(
+                "Requested row out of range for region {}: row={:?}",
+                String::from_utf8_lossy(&self.name),
+                String::from_utf8_lossy(row)
+            ),
+        ))
+    }
+
+    /// The protobuf `RegionInfo`.
+    pub(crate) fn info(&self, offline: bool) -> pb::RegionInfo {
+        pb::RegionInfo {
+            region_id: self.region_id,
+            table_name: self.table.to_pb(),
+            start_key: Some(self.start.clone()),
+            end_key: Some(self.end.clone()),
+            offline: Some(offline),
+            split: Some(false),
+            replica_id: Some(0),
+            region_encoded_name: None,
+        }
+    }
+}
+
+/// Where a region is served from.
+#[derive(Debug, Clone)]
+pub(crate) struct Placement {
+    pub(crate) region: Arc<Region>,
+    /// Index of the hosting region server.
+    pub(crate) server: usize,
+    /// The server it moved away from most recently, which answers RegionMovedException.
+    pub(crate) moved_from: Option<usize>,
+    /// Open sequence number, as `info:seqnumDuringOpen`.
+    pub(crate) open_seq: u64,
+}
+
+/// A table's definition and state.
+#[derive(Debug, Clone)]
+pub(crate) struct TableEntry {
+    pub(crate) schema: pb::TableSchema,
+    pub(crate) enabled: bool,
+}
+
+/// Tables and regions.
+#[derive(Debug, Default)]
+pub(crate) struct Catalog {
+    pub(crate) tables: BTreeMap<TableName, TableEntry>,
+    /// Online regions by full name.
+    pub(crate) regions: HashMap<Bytes, Placement>,
+    /// Full names by encoded name.
+    encoded: HashMap<String, Bytes>,
+    next_open_seq: u64,
+}
+
+impl Catalog {
+    /// Adds an online region on `server`.
+    pub(crate) fn add_region(
+        &mut self,
+        table: &TableName,
+        start: Bytes,
+        end: Bytes,
+        region_id: u64,
+        store: RegionStore,
+        server: usize,
+    ) -> Arc<Region> {
+        let region = Arc::new(Region::new(table.clone(), start, end, region_id, store));
+        self.next_open_seq += 2;
+        self.encoded
+            .insert(region.encoded.clone(), region.name.clone());
+        self.regions.insert(
+            region.name.clone(),
+            Placement {
+                region: region.clone(),
+                server,
+                moved_from: None,
+                open_seq: self.next_open_seq,
+            },
+        );
+        region
+    }
+
+    /// Takes a region offline for good (split parent, dropped table); its data must already be
+    /// moved or discarded.
+    pub(crate) fn retire_region(&mut self, name: &[u8]) -> Option<Placement> {
+        let placement = self.regions.remove(name)?;
+        self.encoded.remove(&placement.region.encoded);
+        placement.region.lock().closed = true;
+        Some(placement)
+    }
+
+    /// Finds an online region by full or encoded name.
+    pub(crate) fn find(&self, spec: &pb::RegionSpecifier) -> Option<&Placement> {
+        use pb::region_specifier::RegionSpecifierType;
+        if spec.r#type == RegionSpecifierType::EncodedRegionName as i32 {
+            let name = self.encoded.get(std::str::from_utf8(&spec.value).ok()?)?;
+            return self.regions.get(name);
+        }
+        self.regions.get(&spec.value)
+    }
+
+    /// The online regions of a table, ordered by start key.
+    pub(crate) fn table_regions(&self, table: &TableName) -> Vec<&Placement> {
+        let mut regions: Vec<&Placement> = self
+            .regions
+            .values()
+            .filter(|p| &p.region.table == table)
+            .collect();
+        regions.sort_by(|a, b| a.region.start.cmp(&b.region.start));
+        regions
+    }
+
+    /// Moves a region to another server, remembering where it came from.
+    pub(crate) fn move_region(&mut self, name: &[u8], to: usize) -> Result<(), RemoteException> {
+        let seq = self.next_open_seq + 2;
+        let placement = self.regions.get_mut(name).ok_or_else(|| {
+            RemoteException::new(
+                class::DO_NOT_RETRY,
+                format!("unknown region {}", String::from_utf8_lossy(name)),
+            )
+        })?;
+        if placement.server != to {
+            placement.moved_from = Some(placement.server);
+            placement.server = to;
+            placement.open_seq = seq;
+            self.next_open_seq = seq;
+        }
+        Ok(())
+    }
+}
+
+/// Reads a table's families from its schema: name, `VERSIONS` (default 1) and `TTL`.
+pub(crate) fn families_of(schema: &pb::TableSchema) -> Vec<FamilySpec> {
+    schema
+        .column_families
+        .iter()
+        .map(|cf| {
+            let mut spec = FamilySpec::new(cf.name.clone());
+            for attr in &cf.attributes {
+                let value = std::str::from_utf8(&attr.second)
+                    .ok()
+                    .and_then(|s| s.trim().parse::<u64>().ok());
+                match (&attr.first[..], value) {
+                    (b"VERSIONS", Some(v)) => {
+                        spec.max_versions = v.clamp(1, u64::from(u32::MAX)) as u32
+                    }
+                    (b"TTL", Some(v)) if v < i32::MAX as u64 => spec.ttl_secs = Some(v),
+                    _ => {}
+                }
+            }
+            spec
+        })
+        .collect()
+}

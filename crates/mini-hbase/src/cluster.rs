@@ -1,0 +1,522 @@
+//! `MiniCluster`: a master and N region servers on loopback ports in this process, plus the
+//! test controls (split, move, stop/restart servers, fault rules).
+
+use std::collections::HashMap;
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use hbclient_proto::meta::TableName;
+use hbclient_proto::pb;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::catalog::{families_of, Catalog};
+use crate::exception::{class, RemoteException};
+use crate::faults::{Faults, ServerId};
+use crate::scanner::Scanners;
+use crate::store::RegionStore;
+
+/// How to build a cluster.
+#[derive(Debug, Clone)]
+pub struct ClusterConfig {
+    /// Address every server binds to.
+    pub host: IpAddr,
+    /// Master port (0: any free port).
+    pub master_port: u16,
+    /// Region server ports; missing entries mean 0 (any free port).
+    pub region_server_ports: Vec<u16>,
+    /// Number of region servers.
+    pub region_servers: usize,
+    /// Scanner lease (`hbase.client.scanner.timeout.period`): idle scanners expire after it.
+    pub scanner_lease: Duration,
+    /// Which region server hosts hbase:meta.
+    pub meta_server: usize,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig {
+            host: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            master_port: 0,
+            region_server_ports: Vec::new(),
+            region_servers: 3,
+            scanner_lease: Duration::from_secs(60),
+            meta_server: 0,
+        }
+    }
+}
+
+/// One server's identity and lifecycle.
+#[derive(Debug)]
+pub(crate) struct ServerSlot {
+    pub(crate) addr: SocketAddr,
+    pub(crate) start_code: AtomicU64,
+    running: AtomicBool,
+    stop: Mutex<CancellationToken>,
+    pub(crate) scanners: Scanners,
+}
+
+impl ServerSlot {
+    pub(crate) fn is_running(&self) -> bool {
+        self.running.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn start_code(&self) -> u64 {
+        self.start_code.load(Ordering::Acquire)
+    }
+
+    /// `ServerName` protobuf.
+    pub(crate) fn server_name(&self) -> pb::ServerName {
+        pb::ServerName {
+            host_name: self.addr.ip().to_string(),
+            port: Some(u32::from(self.addr.port())),
+            start_code: Some(self.start_code()),
+        }
+    }
+}
+
+/// State shared by every server of a cluster.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) config: ClusterConfig,
+    pub(crate) cluster_id: String,
+    pub(crate) master: ServerSlot,
+    pub(crate) region_servers: Vec<ServerSlot>,
+    catalog: RwLock<Catalog>,
+    pub(crate) faults: Faults,
+    pub(crate) procedures: Mutex<HashMap<u64, Option<RemoteException>>>,
+    next_proc_id: AtomicU64,
+    last_region_id: AtomicU64,
+    /// Nonces of increments/appends already applied: (group, nonce).
+    pub(crate) nonces: Mutex<HashMap<(u64, u64), ()>>,
+    pub(crate) meta_server: AtomicU64,
+}
+
+impl Shared {
+    pub(crate) fn catalog(&self) -> RwLockReadGuard<'_, Catalog> {
+        self.catalog.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn catalog_mut(&self) -> RwLockWriteGuard<'_, Catalog> {
+        self.catalog.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The slot of a server.
+    pub(crate) fn slot(&self, id: ServerId) -> &ServerSlot {
+        match id {
+            ServerId::Master => &self.master,
+            ServerId::RegionServer(n) => &self.region_servers[n],
+        }
+    }
+
+    /// Index of the region server hosting hbase:meta.
+    pub(crate) fn meta_server(&self) -> usize {
+        self.meta_server.load(Ordering::Acquire) as usize
+    }
+
+    /// A fresh region id: creation time in ms, strictly increasing.
+    pub(crate) fn new_region_id(&self) -> u64 {
+        let now = now_ms();
+        let mut last = self.last_region_id.load(Ordering::Acquire);
+        loop {
+            let next = now.max(last + 1);
+            match self.last_region_id.compare_exchange(
+                last,
+                next,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return next,
+                Err(seen) => last = seen,
+            }
+        }
+    }
+
+    /// Records a finished procedure and returns its id.
+    pub(crate) fn finish_procedure(&self, outcome: Option<RemoteException>) -> u64 {
+        let id = self.next_proc_id.fetch_add(1, Ordering::Relaxed) + 1;
+        self.procedures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, outcome);
+        id
+    }
+
+    /// Picks the server for a new region: round robin over running servers.
+    fn pick_server(&self, n: usize) -> usize {
+        let running: Vec<usize> = (0..self.region_servers.len())
+            .filter(|&i| self.region_servers[i].is_running())
+            .collect();
+        if running.is_empty() {
+            n % self.region_servers.len()
+        } else {
+            running[n % running.len()]
+        }
+    }
+
+    /// Creates a table with its regions (one per split key range), as CreateTable does.
+    pub(crate) fn create_table(
+        &self,
+        schema: pb::TableSchema,
+        mut split_keys: Vec<Bytes>,
+    ) -> Result<(), RemoteException> {
+        let Some(table) = schema.table_name.as_ref().map(TableName::from_pb) else {
+            return Err(RemoteException::new(
+                class::DO_NOT_RETRY,
+                "table schema has no table name",
+            ));
+        };
+        if table.namespace()[..] != *TableName::DEFAULT_NAMESPACE
+            && table.namespace()[..] != *TableName::SYSTEM_NAMESPACE
+        {
+            // mini-hbase has no namespace DDL: every namespace but these two is unknown.
+            return Err(RemoteException::new(
+                class::NAMESPACE_NOT_FOUND,
+                String::from_utf8_lossy(table.namespace()).into_owned(),
+            ));
+        }
+        if schema.column_families.is_empty() {
+            return Err(RemoteException::new(
+                class::DO_NOT_RETRY,
+                format!("Table should have at least one column family. Set hbase.table.sanity.checks to false at conf or table descriptor if you want to bypass sanity checks ({table})"),
+            ));
+        }
+        split_keys.sort();
+        split_keys.dedup();
+        if split_keys.iter().any(|k| k.is_empty()) {
+            return Err(RemoteException::new(
+                class::DO_NOT_RETRY,
+                "Empty split key must not be passed in the split keys.",
+            ));
+        }
+        let families = families_of(&schema);
+        let mut catalog = self.catalog_mut();
+        if catalog.tables.contains_key(&table) {
+            return Err(RemoteException::new(class::TABLE_EXISTS, table.to_string()));
+        }
+        let mut bounds = Vec::with_capacity(split_keys.len() + 2);
+        bounds.push(Bytes::new());
+        bounds.extend(split_keys);
+        bounds.push(Bytes::new());
+        let region_id = self.new_region_id();
+        for (i, pair) in bounds.windows(2).enumerate() {
+            let server = self.pick_server(i);
+            catalog.add_region(
+                &table,
+                pair[0].clone(),
+                pair[1].clone(),
+                region_id,
+                RegionStore::new(families.clone()),
+                server,
+            );
+        }
+        catalog.tables.insert(
+            table,
+            crate::catalog::TableEntry {
+                schema,
+                enabled: true,
+            },
+        );
+        Ok(())
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// A snapshot of one region, for tests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionView {
+    /// Full region name (the meta row key).
+    pub name: Bytes,
+    /// First row (inclusive); empty for the first region.
+    pub start: Bytes,
+    /// Last row (exclusive); empty for the last region.
+    pub end: Bytes,
+    /// Index of the hosting region server.
+    pub server: usize,
+}
+
+/// A running cluster. Dropping it stops every server.
+#[derive(Debug)]
+pub struct MiniCluster {
+    shared: Arc<Shared>,
+}
+
+impl MiniCluster {
+    /// Starts a master and `config.region_servers` region servers.
+    pub async fn start(config: ClusterConfig) -> io::Result<MiniCluster> {
+        if config.region_servers == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "at least one region server is needed",
+            ));
+        }
+        if config.meta_server >= config.region_servers {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "meta_server is not a region server",
+            ));
+        }
+        let master_listener = TcpListener::bind((config.host, config.master_port)).await?;
+        let mut rs_listeners = Vec::with_capacity(config.region_servers);
+        for i in 0..config.region_servers {
+            let port = config.region_server_ports.get(i).copied().unwrap_or(0);
+            rs_listeners.push(TcpListener::bind((config.host, port)).await?);
+        }
+        let start_code = now_ms();
+        let slot = |listener: &TcpListener| -> io::Result<ServerSlot> {
+            Ok(ServerSlot {
+                addr: listener.local_addr()?,
+                start_code: AtomicU64::new(start_code),
+                running: AtomicBool::new(false),
+                stop: Mutex::new(CancellationToken::new()),
+                scanners: Scanners::default(),
+            })
+        };
+        let master = slot(&master_listener)?;
+        let region_servers = rs_listeners
+            .iter()
+            .map(slot)
+            .collect::<io::Result<Vec<_>>>()?;
+        let shared = Arc::new(Shared {
+            cluster_id: format!("mini-{:016x}", rand_u64()),
+            meta_server: AtomicU64::new(config.meta_server as u64),
+            config,
+            master,
+            region_servers,
+            catalog: RwLock::new(Catalog::default()),
+            faults: Faults::default(),
+            procedures: Mutex::new(HashMap::new()),
+            next_proc_id: AtomicU64::new(0),
+            last_region_id: AtomicU64::new(0),
+            nonces: Mutex::new(HashMap::new()),
+        });
+        launch(&shared, ServerId::Master, master_listener);
+        for (i, listener) in rs_listeners.into_iter().enumerate() {
+            launch(&shared, ServerId::RegionServer(i), listener);
+        }
+        Ok(MiniCluster { shared })
+    }
+
+    /// The master's address.
+    pub fn master_addr(&self) -> SocketAddr {
+        self.shared.master.addr
+    }
+
+    /// Every region server's address, by index.
+    pub fn region_server_addrs(&self) -> Vec<SocketAddr> {
+        self.shared.region_servers.iter().map(|s| s.addr).collect()
+    }
+
+    /// The cluster id (as `GetClusterId` reports it).
+    pub fn cluster_id(&self) -> &str {
+        &self.shared.cluster_id
+    }
+
+    /// The fault rules; install, change and remove them at any time.
+    pub fn faults(&self) -> &Faults {
+        &self.shared.faults
+    }
+
+    /// Index of the region server that hosts hbase:meta.
+    pub fn meta_server(&self) -> usize {
+        self.shared.meta_server()
+    }
+
+    /// Creates a table directly (what `CreateTable` does): `families` with default settings,
+    /// one region per range between `split_keys`.
+    pub fn create_table(
+        &self,
+        table: &str,
+        families: &[&str],
+        split_keys: &[&[u8]],
+    ) -> Result<(), RemoteException> {
+        let table =
+            TableName::parse(table).map_err(|e| RemoteException::new(class::DO_NOT_RETRY, e))?;
+        let schema = pb::TableSchema {
+            table_name: Some(table.to_pb()),
+            column_families: families
+                .iter()
+                .map(|f| pb::ColumnFamilySchema {
+                    name: Bytes::copy_from_slice(f.as_bytes()),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        };
+        self.shared.create_table(
+            schema,
+            split_keys
+                .iter()
+                .map(|k| Bytes::copy_from_slice(k))
+                .collect(),
+        )
+    }
+
+    /// The online regions of a table, by start key.
+    pub fn regions(&self, table: &str) -> Vec<RegionView> {
+        let Ok(table) = TableName::parse(table) else {
+            return Vec::new();
+        };
+        let catalog = self.shared.catalog();
+        catalog
+            .table_regions(&table)
+            .into_iter()
+            .map(|p| RegionView {
+                name: p.region.name.clone(),
+                start: p.region.start.clone(),
+                end: p.region.end.clone(),
+                server: p.server,
+            })
+            .collect()
+    }
+
+    /// The region holding `row` of `table`.
+    pub fn region_of(&self, table: &str, row: &[u8]) -> Option<RegionView> {
+        self.regions(table)
+            .into_iter()
+            .find(|r| row >= &r.start[..] && (r.end.is_empty() || row < &r.end[..]))
+    }
+
+    /// Splits a region at `split_key` (which must fall strictly inside it). Both daughters stay on
+    /// the parent's server; the parent is retired, so calls naming it get NotServingRegionException.
+    pub fn split_region(
+        &self,
+        region: &[u8],
+        split_key: &[u8],
+    ) -> Result<(RegionView, RegionView), RemoteException> {
+        crate::admin_ops::split_region(&self.shared, region, split_key)
+    }
+
+    /// Moves a region to region server `to`. The old server answers RegionMovedException.
+    pub fn move_region(&self, region: &[u8], to: usize) -> Result<(), RemoteException> {
+        if to >= self.shared.region_servers.len() {
+            return Err(RemoteException::new(
+                class::DO_NOT_RETRY,
+                format!("no region server {to}"),
+            ));
+        }
+        self.shared.catalog_mut().move_region(region, to)
+    }
+
+    /// Moves hbase:meta to region server `to`.
+    pub fn move_meta(&self, to: usize) {
+        self.shared.meta_server.store(to as u64, Ordering::Release);
+    }
+
+    /// Stops a region server as a crash would: its listener and every connection close at once,
+    /// in-flight calls get no answer. Its regions stay assigned to it until
+    /// [`MiniCluster::reassign_regions`] (or a restart) runs, like regions of a dead server before
+    /// HBase's crash procedure.
+    pub fn stop_region_server(&self, n: usize) {
+        let slot = &self.shared.region_servers[n];
+        slot.running.store(false, Ordering::Release);
+        slot.stop.lock().unwrap_or_else(|e| e.into_inner()).cancel();
+        slot.scanners.clear();
+    }
+
+    /// Reassigns every region of stopped servers (and meta, if its server is stopped) to running
+    /// servers, as HBase's ServerCrashProcedure does.
+    pub fn reassign_regions(&self) {
+        let shared = &self.shared;
+        let running: Vec<usize> = (0..shared.region_servers.len())
+            .filter(|&i| shared.region_servers[i].is_running())
+            .collect();
+        if running.is_empty() {
+            return;
+        }
+        let mut catalog = shared.catalog_mut();
+        let orphans: Vec<Bytes> = catalog
+            .regions
+            .values()
+            .filter(|p| !shared.region_servers[p.server].is_running())
+            .map(|p| p.region.name.clone())
+            .collect();
+        for (i, name) in orphans.iter().enumerate() {
+            let _ = catalog.move_region(name, running[i % running.len()]);
+            if let Some(p) = catalog.regions.get_mut(name) {
+                p.moved_from = None;
+            }
+        }
+        if !shared.region_servers[shared.meta_server()].is_running() {
+            shared
+                .meta_server
+                .store(running[0] as u64, Ordering::Release);
+        }
+    }
+
+    /// Restarts a stopped region server on the same port with a new start code.
+    pub async fn restart_region_server(&self, n: usize) -> io::Result<()> {
+        let slot = &self.shared.region_servers[n];
+        if slot.is_running() {
+            return Ok(());
+        }
+        let listener = bind_again(slot.addr).await?;
+        slot.start_code
+            .store(now_ms().max(slot.start_code() + 1), Ordering::Release);
+        launch(&self.shared, ServerId::RegionServer(n), listener);
+        Ok(())
+    }
+
+    /// True while region server `n` serves.
+    pub fn is_running(&self, n: usize) -> bool {
+        self.shared.region_servers[n].is_running()
+    }
+
+    /// Stops every server.
+    pub fn shutdown(&self) {
+        for n in 0..self.shared.region_servers.len() {
+            self.stop_region_server(n);
+        }
+        self.shared.master.running.store(false, Ordering::Release);
+        self.shared
+            .master
+            .stop
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .cancel();
+    }
+}
+
+impl Drop for MiniCluster {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Binds the port a stopped server had, retrying briefly while the old socket winds down.
+async fn bind_again(addr: SocketAddr) -> io::Result<TcpListener> {
+    let mut last = None;
+    for _ in 0..50 {
+        match TcpListener::bind(addr).await {
+            Ok(l) => return Ok(l),
+            Err(e) => last = Some(e),
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("bind failed")))
+}
+
+/// Starts serving on `listener` for server `id`.
+fn launch(shared: &Arc<Shared>, id: ServerId, listener: TcpListener) {
+    let slot = shared.slot(id);
+    let token = CancellationToken::new();
+    *slot.stop.lock().unwrap_or_else(|e| e.into_inner()) = token.clone();
+    slot.running.store(true, Ordering::Release);
+    tokio::spawn(crate::server::serve(shared.clone(), id, listener, token));
+}
+
+/// A random u64 without a dependency: hashes the time and an address.
+fn rand_u64() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(now_ms())
+}

@@ -1,0 +1,37 @@
+//! mini-hbase: an in-memory server that speaks HBase's native RPC protocol.
+//!
+//! It runs a master, `hbase:meta` and several region servers on loopback ports inside one process,
+//! so tests, examples and benchmarks get a real HBase-compatible cluster in milliseconds:
+//!
+//! ```no_run
+//! # async fn demo() -> std::io::Result<()> {
+//! let cluster = mini_hbase::MiniCluster::start(mini_hbase::ClusterConfig::default()).await?;
+//! cluster.create_table("t", &["f"], &[b"m"]).expect("create table");
+//! println!("master at {}", cluster.master_addr());
+//! # Ok(()) }
+//! ```
+//!
+//! What it serves: `ClientService` (Get, Mutate, Multi, Scan), `AdminService` (region info, flush,
+//! compact), `MasterService` (DDL, descriptors, table state, procedures, split, move) and
+//! `ClientMetaService` (the ZooKeeper-free registry). Tests steer it with [`MiniCluster`]'s
+//! controls and with [`faults`] rules.
+
+mod admin_ops;
+mod catalog;
+mod client_service;
+mod cluster;
+mod condition;
+pub mod exception;
+pub mod faults;
+pub mod filter;
+mod master_service;
+mod meta_table;
+mod multi;
+mod registry;
+mod scanner;
+mod server;
+pub mod store;
+
+pub use cluster::{ClusterConfig, MiniCluster, RegionView};
+pub use exception::RemoteException;
+pub use faults::{Match, Reaction, Rule, RuleId, ServerId};

@@ -1,0 +1,306 @@
+//! `MasterService` on the master: table DDL, descriptors and state, procedure results, and the
+//! region operations (split, move). Procedures run to completion before the call returns, so
+//! `getProcedureResult` reports FINISHED on the first poll.
+
+use bytes::Bytes;
+use hbclient_proto::frame::RequestFrame;
+use hbclient_proto::meta::TableName;
+use hbclient_proto::pb;
+
+use crate::cluster::{now_ms, Shared};
+use crate::exception::{class, RemoteException};
+use crate::server::{param, CallResult, Conn, Reply};
+
+/// Serves one MasterService call.
+pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) -> CallResult {
+    let shared = &*conn.shared;
+    match method {
+        "IsMasterRunning" => Ok(Reply::message(pb::IsMasterRunningResponse {
+            is_master_running: true,
+        })),
+        "CreateTable" => {
+            let req: pb::CreateTableRequest = param(request, "CreateTableRequest")?;
+            shared.create_table(req.table_schema, req.split_keys)?;
+            Ok(proc_reply(shared, |proc_id| pb::CreateTableResponse {
+                proc_id: Some(proc_id),
+            }))
+        }
+        "DisableTable" => {
+            let req: pb::DisableTableRequest = param(request, "DisableTableRequest")?;
+            set_enabled(shared, &req.table_name, false)?;
+            Ok(proc_reply(shared, |proc_id| pb::DisableTableResponse {
+                proc_id: Some(proc_id),
+            }))
+        }
+        "EnableTable" => {
+            let req: pb::EnableTableRequest = param(request, "EnableTableRequest")?;
+            set_enabled(shared, &req.table_name, true)?;
+            Ok(proc_reply(shared, |proc_id| pb::EnableTableResponse {
+                proc_id: Some(proc_id),
+            }))
+        }
+        "DeleteTable" => {
+            let req: pb::DeleteTableRequest = param(request, "DeleteTableRequest")?;
+            delete_table(shared, &req.table_name)?;
+            Ok(proc_reply(shared, |proc_id| pb::DeleteTableResponse {
+                proc_id: Some(proc_id),
+            }))
+        }
+        "truncateTable" => {
+            let req: pb::TruncateTableRequest = param(request, "TruncateTableRequest")?;
+            truncate_table(
+                shared,
+                &req.table_name,
+                req.preserve_splits.unwrap_or(false),
+            )?;
+            Ok(proc_reply(shared, |proc_id| pb::TruncateTableResponse {
+                proc_id: Some(proc_id),
+            }))
+        }
+        "GetTableDescriptors" => {
+            let req: pb::GetTableDescriptorsRequest = param(request, "GetTableDescriptorsRequest")?;
+            let catalog = shared.catalog();
+            let wanted: Vec<TableName> = req.table_names.iter().map(TableName::from_pb).collect();
+            let table_schema = catalog
+                .tables
+                .iter()
+                .filter(|(name, _)| wanted.is_empty() || wanted.contains(name))
+                .filter(|(name, _)| in_namespace(name, req.namespace.as_deref()))
+                .map(|(_, t)| t.schema.clone())
+                .collect();
+            Ok(Reply::message(pb::GetTableDescriptorsResponse {
+                table_schema,
+            }))
+        }
+        "GetTableNames" => {
+            let req: pb::GetTableNamesRequest = param(request, "GetTableNamesRequest")?;
+            let catalog = shared.catalog();
+            let table_names = catalog
+                .tables
+                .keys()
+                .filter(|name| in_namespace(name, req.namespace.as_deref()))
+                .map(TableName::to_pb)
+                .collect();
+            Ok(Reply::message(pb::GetTableNamesResponse { table_names }))
+        }
+        "GetTableState" => {
+            let req: pb::GetTableStateRequest = param(request, "GetTableStateRequest")?;
+            let table = TableName::from_pb(&req.table_name);
+            let catalog = shared.catalog();
+            let entry = catalog
+                .tables
+                .get(&table)
+                .ok_or_else(|| not_found(&table))?;
+            let state = if entry.enabled {
+                pb::table_state::State::Enabled
+            } else {
+                pb::table_state::State::Disabled
+            };
+            Ok(Reply::message(pb::GetTableStateResponse {
+                table_state: pb::TableState {
+                    state: state as i32,
+                },
+            }))
+        }
+        "getProcedureResult" => {
+            let req: pb::GetProcedureResultRequest = param(request, "GetProcedureResultRequest")?;
+            Ok(Reply::message(procedure_result(shared, req.proc_id)))
+        }
+        "SplitRegion" => {
+            let req: pb::SplitTableRegionRequest = param(request, "SplitTableRegionRequest")?;
+            let name = region_name_of(&req.region_info);
+            let split = match req.split_row.filter(|r| !r.is_empty()) {
+                Some(row) => row,
+                None => crate::admin_ops::middle_row(shared, &name).ok_or_else(|| {
+                    RemoteException::new(
+                        class::DO_NOT_RETRY,
+                        "Region is not splittable: fewer than two rows",
+                    )
+                })?,
+            };
+            crate::admin_ops::split_region(shared, &name, &split)?;
+            Ok(proc_reply(shared, |proc_id| pb::SplitTableRegionResponse {
+                proc_id: Some(proc_id),
+            }))
+        }
+        "MoveRegion" => {
+            let req: pb::MoveRegionRequest = param(request, "MoveRegionRequest")?;
+            move_region(shared, &req)?;
+            Ok(Reply::message(pb::MoveRegionResponse {}))
+        }
+        "ListNamespaces" => Ok(Reply::message(pb::ListNamespacesResponse {
+            namespace_name: vec!["default".into(), "hbase".into()],
+        })),
+        _ => Err(RemoteException::unsupported_method("MasterService", method).into()),
+    }
+}
+
+fn in_namespace(table: &TableName, namespace: Option<&str>) -> bool {
+    namespace.is_none_or(|ns| ns.is_empty() || table.namespace()[..] == *ns.as_bytes())
+}
+
+fn not_found(table: &TableName) -> RemoteException {
+    RemoteException::new(class::TABLE_NOT_FOUND, table.to_string())
+}
+
+/// Records a finished procedure and wraps its id in the response.
+fn proc_reply<M: prost::Message + 'static>(shared: &Shared, make: impl FnOnce(u64) -> M) -> Reply {
+    Reply::message(make(shared.finish_procedure(None)))
+}
+
+fn procedure_result(shared: &Shared, proc_id: u64) -> pb::GetProcedureResultResponse {
+    use pb::get_procedure_result_response::State;
+    let procedures = shared.procedures.lock().unwrap_or_else(|e| e.into_inner());
+    let now = now_ms();
+    match procedures.get(&proc_id) {
+        None => pb::GetProcedureResultResponse {
+            state: State::NotFound as i32,
+            ..Default::default()
+        },
+        Some(outcome) => pb::GetProcedureResultResponse {
+            state: State::Finished as i32,
+            submitted_time: Some(now),
+            last_update: Some(now),
+            result: None,
+            exception: outcome.as_ref().map(|e| pb::ForeignExceptionMessage {
+                source: Some("mini-hbase".into()),
+                generic_exception: Some(pb::GenericExceptionMessage {
+                    class_name: Some(e.class.clone()),
+                    message: Some(e.message.clone()),
+                    error_info: None,
+                    trace: Vec::new(),
+                }),
+            }),
+        },
+    }
+}
+
+fn set_enabled(
+    shared: &Shared,
+    table: &pb::TableName,
+    enabled: bool,
+) -> Result<(), RemoteException> {
+    let table = TableName::from_pb(table);
+    let mut catalog = shared.catalog_mut();
+    let entry = catalog
+        .tables
+        .get_mut(&table)
+        .ok_or_else(|| not_found(&table))?;
+    if entry.enabled == enabled {
+        let class = if enabled {
+            class::TABLE_NOT_DISABLED
+        } else {
+            class::TABLE_NOT_ENABLED
+        };
+        return Err(RemoteException::new(class, table.to_string()));
+    }
+    entry.enabled = enabled;
+    Ok(())
+}
+
+fn delete_table(shared: &Shared, table: &pb::TableName) -> Result<(), RemoteException> {
+    let table = TableName::from_pb(table);
+    let mut catalog = shared.catalog_mut();
+    let entry = catalog
+        .tables
+        .get(&table)
+        .ok_or_else(|| not_found(&table))?;
+    if entry.enabled {
+        return Err(RemoteException::new(
+            class::TABLE_NOT_DISABLED,
+            table.to_string(),
+        ));
+    }
+    let names: Vec<Bytes> = catalog
+        .table_regions(&table)
+        .iter()
+        .map(|p| p.region.name.clone())
+        .collect();
+    for name in names {
+        catalog.retire_region(&name);
+    }
+    catalog.tables.remove(&table);
+    Ok(())
+}
+
+fn truncate_table(
+    shared: &Shared,
+    table_pb: &pb::TableName,
+    preserve_splits: bool,
+) -> Result<(), RemoteException> {
+    let table = TableName::from_pb(table_pb);
+    let (schema, splits) = {
+        let catalog = shared.catalog();
+        let entry = catalog
+            .tables
+            .get(&table)
+            .ok_or_else(|| not_found(&table))?;
+        if entry.enabled {
+            return Err(RemoteException::new(
+                class::TABLE_NOT_DISABLED,
+                table.to_string(),
+            ));
+        }
+        let splits: Vec<Bytes> = if preserve_splits {
+            catalog
+                .table_regions(&table)
+                .iter()
+                .skip(1)
+                .map(|p| p.region.start.clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        (entry.schema.clone(), splits)
+    };
+    delete_table(shared, table_pb)?;
+    shared.create_table(schema, splits)
+}
+
+/// The full region name of a RegionInfo (as the master would find it in meta).
+fn region_name_of(info: &pb::RegionInfo) -> Bytes {
+    hbclient_proto::meta::region_name(
+        &TableName::from_pb(&info.table_name),
+        info.start_key.as_deref().unwrap_or_default(),
+        info.region_id,
+        info.replica_id.unwrap_or(0).max(0) as u32,
+    )
+}
+
+fn move_region(shared: &Shared, req: &pb::MoveRegionRequest) -> Result<(), RemoteException> {
+    let (name, from) = {
+        let catalog = shared.catalog();
+        let placement = catalog.find(&req.region).ok_or_else(|| {
+            RemoteException::new(
+                "org.apache.hadoop.hbase.UnknownRegionException",
+                String::from_utf8_lossy(&req.region.value).into_owned(),
+            )
+        })?;
+        (placement.region.name.clone(), placement.server)
+    };
+    let running = |i: &usize| shared.region_servers[*i].is_running();
+    let to = match &req.dest_server_name {
+        Some(dest) => shared
+            .region_servers
+            .iter()
+            .position(|s| {
+                s.addr.ip().to_string() == dest.host_name
+                    && u32::from(s.addr.port()) == dest.port.unwrap_or(0)
+            })
+            .ok_or_else(|| {
+                RemoteException::new(
+                    class::DO_NOT_RETRY,
+                    format!(
+                        "unknown destination server {}:{}",
+                        dest.host_name,
+                        dest.port.unwrap_or(0)
+                    ),
+                )
+            })?,
+        None => (0..shared.region_servers.len())
+            .filter(running)
+            .find(|&i| i != from)
+            .unwrap_or(from),
+    };
+    shared.catalog_mut().move_region(&name, to)
+}

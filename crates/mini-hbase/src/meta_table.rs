@@ -1,0 +1,100 @@
+//! `hbase:meta` rendered from the catalog, in HBase's row format and meta-comparator order.
+//!
+//! Each online region has one row keyed by its region name, family `info`:
+//! `regioninfo` (`PBUF` + RegionInfo), `seqnumDuringOpen`, `server` (`host:port`),
+//! `serverstartcode`, `sn` (`host,port,startcode`) and `state` (`OPEN`).
+
+use bytes::Bytes;
+use hbclient_proto::cell::Cell;
+use hbclient_proto::meta::{self, compare_meta_rows};
+use hbclient_proto::pb;
+
+use crate::catalog::Placement;
+use crate::cluster::Shared;
+
+/// One meta row: key and cells (sorted by qualifier).
+pub(crate) type MetaRow = (Bytes, Vec<Cell>);
+
+/// Every meta row, ordered by the meta comparator.
+pub(crate) fn rows(shared: &Shared) -> Vec<MetaRow> {
+    let catalog = shared.catalog();
+    let mut rows: Vec<MetaRow> = catalog
+        .regions
+        .values()
+        .map(|p| render(shared, p))
+        .collect();
+    drop(catalog);
+    rows.sort_by(|a, b| compare_meta_rows(&a.0, &b.0));
+    rows
+}
+
+/// The meta row of one region.
+fn render(shared: &Shared, placement: &Placement) -> MetaRow {
+    let region = &placement.region;
+    let server = &shared.region_servers[placement.server];
+    let start_code = server.start_code();
+    let row = region.name.clone();
+    let ts = region.region_id;
+    let cell = |qualifier: &'static [u8], value: Bytes| {
+        Cell::put(
+            row.clone(),
+            Bytes::from_static(meta::CATALOG_FAMILY),
+            Bytes::from_static(qualifier),
+            ts,
+            value,
+        )
+    };
+    let host = server.addr.ip().to_string();
+    let port = server.addr.port();
+    // Sorted by qualifier, as HBase returns them.
+    let cells = vec![
+        cell(
+            meta::REGIONINFO_QUALIFIER,
+            meta::encode_pb_value(&region.info(false)),
+        ),
+        cell(
+            meta::SEQNUM_QUALIFIER,
+            Bytes::copy_from_slice(&placement.open_seq.to_be_bytes()),
+        ),
+        cell(
+            meta::SERVER_QUALIFIER,
+            Bytes::from(format!("{host}:{port}")),
+        ),
+        cell(
+            meta::STARTCODE_QUALIFIER,
+            Bytes::copy_from_slice(&start_code.to_be_bytes()),
+        ),
+        cell(
+            meta::SERVERNAME_QUALIFIER,
+            Bytes::from(format!("{host},{port},{start_code}")),
+        ),
+        cell(meta::STATE_QUALIFIER, Bytes::from_static(b"OPEN")),
+    ];
+    (row, cells)
+}
+
+/// Keeps the cells a Get/Scan column list selects (empty list: all).
+pub(crate) fn select_columns(cells: Vec<Cell>, columns: &[pb::Column]) -> Vec<Cell> {
+    if columns.is_empty() {
+        return cells;
+    }
+    cells
+        .into_iter()
+        .filter(|c| {
+            columns.iter().any(|col| {
+                col.family == c.family
+                    && (col.qualifier.is_empty() || col.qualifier.contains(&c.qualifier))
+            })
+        })
+        .collect()
+}
+
+/// A Get against hbase:meta.
+pub(crate) fn get(shared: &Shared, get: &pb::Get) -> Vec<Cell> {
+    let catalog = shared.catalog();
+    let Some(placement) = catalog.regions.get(&get.row) else {
+        return Vec::new();
+    };
+    let (_, cells) = render(shared, placement);
+    select_columns(cells, &get.column)
+}

@@ -1,0 +1,439 @@
+//! Server-side scanners: open, next (with `next_call_seq` checking), close, lease renewal and
+//! expiry, row limits, size limits with partial rows, and batching of wide rows.
+
+use std::collections::HashMap;
+use std::ops::Bound;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use hbclient_proto::cell::Cell;
+use hbclient_proto::meta::compare_meta_rows;
+use hbclient_proto::pb;
+
+use crate::catalog::Region;
+use crate::client_service::{read_query, resolve, store_error, to_result, Target};
+use crate::cluster::now_ms;
+use crate::exception::{class, RemoteException};
+use crate::filter::RowFilter;
+use crate::server::{CallResult, Conn, Reply};
+use crate::store::ReadQuery;
+
+/// Default `max_result_size` when the client sends none (`hbase.server.scanner.max.result.size`).
+const SERVER_MAX_RESULT_SIZE: u64 = 100 * 1024 * 1024;
+
+/// The open scanners of one server.
+#[derive(Default)]
+pub(crate) struct Scanners {
+    open: Mutex<HashMap<u64, Arc<tokio::sync::Mutex<Scanner>>>>,
+    next_id: AtomicU64,
+}
+
+impl std::fmt::Debug for Scanners {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scanners")
+            .field("open", &self.lock().len())
+            .finish()
+    }
+}
+
+impl Scanners {
+    /// Drops every scanner (the server stopped).
+    pub(crate) fn clear(&self) {
+        self.lock().clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<tokio::sync::Mutex<Scanner>>>> {
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn insert(&self, scanner: Scanner) -> (u64, Arc<tokio::sync::Mutex<Scanner>>) {
+        let now = Instant::now();
+        let mut open = self.lock();
+        open.retain(|_, s| s.try_lock().map_or(true, |s| s.lease_deadline > now));
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
+        let scanner = Arc::new(tokio::sync::Mutex::new(scanner));
+        open.insert(id, scanner.clone());
+        (id, scanner)
+    }
+
+    fn get(&self, id: u64) -> Option<Arc<tokio::sync::Mutex<Scanner>>> {
+        self.lock().get(&id).cloned()
+    }
+
+    fn remove(&self, id: u64) {
+        self.lock().remove(&id);
+    }
+}
+
+/// Where a scanner reads from.
+enum Source {
+    Meta,
+    Region(Arc<Region>),
+}
+
+struct Scanner {
+    source: Source,
+    columns: Vec<pb::Column>,
+    query: ReadQuery,
+    filter: Option<RowFilter>,
+    lower: Bound<Bytes>,
+    upper: Bound<Bytes>,
+    reversed: bool,
+    /// Last row fully returned; the scan resumes after it.
+    position: Option<Bytes>,
+    /// Cells of a row not yet sent (size limit or batch split).
+    pending: Option<(Bytes, Vec<Cell>)>,
+    next_seq: u64,
+    lease_deadline: Instant,
+    rows_left: Option<u64>,
+    batch: Option<usize>,
+    max_result_size: u64,
+    allow_partials: bool,
+}
+
+/// Serves a `Scan` call.
+pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
+    let scanners = &conn.shared.slot(conn.server).scanners;
+    let lease = conn.shared.config.scanner_lease;
+    let (id, scanner) = match request.scanner_id {
+        Some(id) => {
+            let Some(scanner) = scanners.get(id) else {
+                return Err(unknown_scanner(id).into());
+            };
+            (id, scanner)
+        }
+        None => {
+            let (Some(region), Some(scan)) = (&request.region, &request.scan) else {
+                return Err(
+                    RemoteException::bad_request("a scan open needs region and scan").into(),
+                );
+            };
+            let scanner = open(conn, region, scan, &request).await?;
+            scanners.insert(scanner)
+        }
+    };
+    let mut state = scanner.lock().await;
+    if state.lease_deadline <= Instant::now() {
+        drop(state);
+        scanners.remove(id);
+        return Err(unknown_scanner(id).into());
+    }
+    state.lease_deadline = Instant::now() + lease;
+    if request.scanner_id.is_some() {
+        if let Some(seq) = request.next_call_seq {
+            if seq != state.next_seq {
+                return Err(RemoteException::new(
+                    class::OUT_OF_ORDER_SCANNER_NEXT,
+                    format!("Expected nextCallSeq: {} But the nextCallSeq got from client: {seq}; request={id}", state.next_seq),
+                )
+                .into());
+            }
+            state.next_seq += 1;
+        }
+        if request.close_scanner.unwrap_or(false) {
+            drop(state);
+            scanners.remove(id);
+            return Ok(Reply::message(pb::ScanResponse {
+                scanner_id: Some(id),
+                more_results: Some(false),
+                ..Default::default()
+            }));
+        }
+        if request.renew.unwrap_or(false) {
+            return Ok(Reply::message(pb::ScanResponse {
+                scanner_id: Some(id),
+                more_results: Some(true),
+                more_results_in_region: Some(true),
+                ttl: Some(lease.as_millis() as u32),
+                ..Default::default()
+            }));
+        }
+    }
+    let rows = request.number_of_rows.unwrap_or(0) as usize;
+    let batch = next_batch(conn, &mut state, rows)?;
+    let done =
+        !batch.more_in_region || !batch.more_results || request.close_scanner.unwrap_or(false);
+    drop(state);
+    if done {
+        scanners.remove(id);
+    }
+    Ok(respond(conn, id, batch, lease))
+}
+
+fn unknown_scanner(id: u64) -> RemoteException {
+    RemoteException::new(
+        class::UNKNOWN_SCANNER,
+        format!("Unknown scanner '{id}'. This can happen due to any of the following reasons: a) Scanner id given is wrong, b) Scanner lease expired because of long wait between consecutive client checkins, c) Server may be closing down, d) RegionServer restart during upgrade."),
+    )
+}
+
+/// Creates a scanner for a region.
+async fn open(
+    conn: &Conn,
+    spec: &pb::RegionSpecifier,
+    scan: &pb::Scan,
+    request: &pb::ScanRequest,
+) -> Result<Scanner, crate::server::Fail> {
+    let source = match resolve(conn, "Scan", spec).await? {
+        Target::Meta => Source::Meta,
+        Target::Region(r) => Source::Region(r),
+    };
+    let query = read_query(&scan.column, scan.time_range.as_ref(), scan.max_versions());
+    if let Source::Region(region) = &source {
+        region
+            .lock_open()?
+            .store
+            .check_query(&query)
+            .map_err(store_error)?;
+    }
+    let filter = match &scan.filter {
+        Some(f) => Some(
+            RowFilter::compile(f)
+                .map_err(|e| RemoteException::new(class::DO_NOT_RETRY, e.message))?,
+        ),
+        None => None,
+    };
+    let reversed = scan.reversed.unwrap_or(false);
+    let start = scan.start_row.clone().filter(|r| !r.is_empty());
+    let stop = scan.stop_row.clone().filter(|r| !r.is_empty());
+    let start_bound = |incl: bool| {
+        start.clone().map_or(Bound::Unbounded, |r| {
+            if incl {
+                Bound::Included(r)
+            } else {
+                Bound::Excluded(r)
+            }
+        })
+    };
+    let stop_bound = |incl: bool| {
+        stop.clone().map_or(Bound::Unbounded, |r| {
+            if incl {
+                Bound::Included(r)
+            } else {
+                Bound::Excluded(r)
+            }
+        })
+    };
+    let (lower, upper) = if reversed {
+        (
+            stop_bound(scan.include_stop_row()),
+            start_bound(scan.include_start_row()),
+        )
+    } else {
+        (
+            start_bound(scan.include_start_row()),
+            stop_bound(scan.include_stop_row()),
+        )
+    };
+    let limit = request
+        .limit_of_rows
+        .filter(|&l| l > 0)
+        .map(u64::from)
+        .or(scan.limit.filter(|&l| l > 0).map(u64::from));
+    Ok(Scanner {
+        source,
+        columns: scan.column.clone(),
+        query,
+        filter,
+        lower,
+        upper,
+        reversed,
+        position: None,
+        pending: None,
+        next_seq: 0,
+        lease_deadline: Instant::now() + conn.shared.config.scanner_lease,
+        rows_left: limit,
+        batch: scan.batch_size.filter(|&b| b > 0).map(|b| b as usize),
+        max_result_size: scan
+            .max_result_size
+            .filter(|&m| m > 0)
+            .unwrap_or(SERVER_MAX_RESULT_SIZE),
+        allow_partials: request.client_handles_partials.unwrap_or(false)
+            || scan.allow_partial_results.unwrap_or(false),
+    })
+}
+
+/// Results gathered by one call.
+struct Batch {
+    results: Vec<(Vec<Cell>, bool)>,
+    more_in_region: bool,
+    more_results: bool,
+}
+
+/// Collects up to `rows` results within the size limit.
+fn next_batch(conn: &Conn, s: &mut Scanner, rows: usize) -> Result<Batch, RemoteException> {
+    let mut batch = Batch {
+        results: Vec::new(),
+        more_in_region: true,
+        more_results: true,
+    };
+    let mut size = 0u64;
+    let meta_rows = matches!(s.source, Source::Meta).then(|| crate::meta_table::rows(&conn.shared));
+    while batch.results.len() < rows && size < s.max_result_size {
+        if s.rows_left == Some(0) || s.filter.as_ref().is_some_and(|f| f.filter_all_remaining()) {
+            batch.more_results = false;
+            batch.more_in_region = false;
+            break;
+        }
+        let (row, cells) = match s.pending.take() {
+            Some(pending) => pending,
+            None => match next_row(s, meta_rows.as_deref())? {
+                Some(found) => found,
+                None => {
+                    batch.more_in_region = false;
+                    break;
+                }
+            },
+        };
+        let (chunk, rest) = cut(cells, s, s.max_result_size - size);
+        size += chunk.iter().map(|c| c.encoded_len() as u64).sum::<u64>();
+        let partial = !rest.is_empty();
+        if partial {
+            s.pending = Some((row.clone(), rest));
+        } else {
+            s.position = Some(row);
+            if let Some(left) = s.rows_left.as_mut() {
+                *left -= 1;
+            }
+        }
+        batch.results.push((chunk, partial));
+    }
+    if s.rows_left == Some(0) && s.pending.is_none() {
+        batch.more_results = false;
+        batch.more_in_region = false;
+    }
+    Ok(batch)
+}
+
+/// Splits a row's cells by the batch size and, when partials are allowed, by the size budget
+/// (cutting after the cell that reaches it, like HBase).
+fn cut(mut cells: Vec<Cell>, s: &Scanner, budget: u64) -> (Vec<Cell>, Vec<Cell>) {
+    let mut take = s.batch.unwrap_or(usize::MAX).min(cells.len());
+    if s.allow_partials {
+        let mut used = 0u64;
+        for (i, cell) in cells.iter().enumerate().take(take) {
+            used += cell.encoded_len() as u64;
+            if used >= budget {
+                take = i + 1;
+                break;
+            }
+        }
+    }
+    let rest = cells.split_off(take);
+    (cells, rest)
+}
+
+/// The next row with visible cells that passes the filter, advancing the position.
+fn next_row(
+    s: &mut Scanner,
+    meta_rows: Option<&[crate::meta_table::MetaRow]>,
+) -> Result<Option<(Bytes, Vec<Cell>)>, RemoteException> {
+    loop {
+        let found = match (&s.source, meta_rows) {
+            (Source::Meta, Some(rows)) => next_meta_row(s, rows),
+            (Source::Region(region), _) => {
+                let data = region.lock_open()?;
+                let (lower, upper) = resume_bounds(s);
+                let key = data
+                    .store
+                    .row_keys((as_ref(&lower), as_ref(&upper)), s.reversed)
+                    .next()
+                    .cloned();
+                key.map(|key| {
+                    let cells = data.store.get(&key, &s.query, now_ms());
+                    (key, cells)
+                })
+            }
+            (Source::Meta, None) => None,
+        };
+        let Some((key, cells)) = found else {
+            return Ok(None);
+        };
+        s.position = Some(key.clone());
+        if cells.is_empty() {
+            continue;
+        }
+        let cells = match s.filter.as_mut() {
+            Some(filter) => match filter.filter_row(&key, cells) {
+                Some(cells) if !cells.is_empty() => cells,
+                _ => {
+                    if filter.filter_all_remaining() {
+                        return Ok(None);
+                    }
+                    continue;
+                }
+            },
+            None => cells,
+        };
+        return Ok(Some((key, cells)));
+    }
+}
+
+/// Range still to scan: the scan's bounds narrowed by the position.
+fn resume_bounds(s: &Scanner) -> (Bound<Bytes>, Bound<Bytes>) {
+    match (&s.position, s.reversed) {
+        (None, _) => (s.lower.clone(), s.upper.clone()),
+        (Some(p), false) => (Bound::Excluded(p.clone()), s.upper.clone()),
+        (Some(p), true) => (s.lower.clone(), Bound::Excluded(p.clone())),
+    }
+}
+
+fn as_ref(b: &Bound<Bytes>) -> Bound<&[u8]> {
+    match b {
+        Bound::Included(k) => Bound::Included(&k[..]),
+        Bound::Excluded(k) => Bound::Excluded(&k[..]),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
+
+/// The next meta row within the scanner's bounds, in meta-comparator order.
+fn next_meta_row(s: &Scanner, rows: &[crate::meta_table::MetaRow]) -> Option<(Bytes, Vec<Cell>)> {
+    let (lower, upper) = resume_bounds(s);
+    let above = |key: &Bytes| match &lower {
+        Bound::Unbounded => true,
+        Bound::Included(l) => compare_meta_rows(key, l).is_ge(),
+        Bound::Excluded(l) => compare_meta_rows(key, l).is_gt(),
+    };
+    let below = |key: &Bytes| match &upper {
+        Bound::Unbounded => true,
+        Bound::Included(u) => compare_meta_rows(key, u).is_le(),
+        Bound::Excluded(u) => compare_meta_rows(key, u).is_lt(),
+    };
+    let mut inside = rows.iter().filter(|(k, _)| above(k) && below(k));
+    let found = if s.reversed {
+        inside.next_back()
+    } else {
+        inside.next()
+    }?;
+    let cells = crate::meta_table::select_columns(found.1.clone(), &s.columns);
+    Some((found.0.clone(), cells))
+}
+
+/// Builds the response: cells in the cellblock (`cells_per_result` + partial flags) when the
+/// connection has a codec, inline `results` otherwise.
+fn respond(conn: &Conn, id: u64, batch: Batch, lease: Duration) -> Reply {
+    let mut response = pb::ScanResponse {
+        scanner_id: Some(id),
+        more_results: Some(batch.more_results),
+        more_results_in_region: Some(batch.more_in_region),
+        ttl: Some(lease.as_millis() as u32),
+        mvcc_read_point: Some(0),
+        heartbeat_message: Some(false),
+        ..Default::default()
+    };
+    let mut block = Vec::new();
+    for (cells, partial) in batch.results {
+        if conn.cellblocks {
+            response.cells_per_result.push(cells.len() as u32);
+            to_result(cells, true, &mut block);
+        } else {
+            let mut result = to_result(cells, false, &mut block);
+            result.partial = Some(partial);
+            response.results.push(result);
+        }
+        response.partial_flag_per_result.push(partial);
+    }
+    Reply::with_cells(response, block)
+}

@@ -1,0 +1,409 @@
+//! The network side of every mini-hbase server: accepts connections, checks the preamble and
+//! connection header as HBase does, reads request frames, serves each call in its own task (so
+//! answers go out in completion order, matched by call id), and writes answers through one
+//! writer task per connection that coalesces them.
+
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use hbclient_proto::frame::{self, MessageRef, RequestFrame, CONNECTION_CALL_ID};
+use hbclient_proto::pb;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::OwnedWriteHalf;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::cluster::Shared;
+use crate::exception::{class, RemoteException};
+use crate::faults::{CallSite, Reaction, ServerId};
+
+/// Largest connection header accepted.
+const MAX_CONNECTION_HEADER: usize = 1 << 20;
+
+/// The services a connection can be bound to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Service {
+    /// Get, Mutate, Scan, Multi (region servers).
+    Client,
+    /// Region administration (region servers).
+    Admin,
+    /// DDL and cluster administration (master).
+    Master,
+    /// ZooKeeper-free registry (master and region servers).
+    ClientMeta,
+}
+
+impl Service {
+    fn parse(name: &str, server: ServerId) -> Option<Service> {
+        let is_master = server == ServerId::Master;
+        match name {
+            "ClientService" if !is_master => Some(Service::Client),
+            "AdminService" if !is_master => Some(Service::Admin),
+            "MasterService" if is_master => Some(Service::Master),
+            "ClientMetaService" => Some(Service::ClientMeta),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Service::Client => "ClientService",
+            Service::Admin => "AdminService",
+            Service::Master => "MasterService",
+            Service::ClientMeta => "ClientMetaService",
+        }
+    }
+}
+
+/// What one connection knows while serving calls.
+#[derive(Debug)]
+pub(crate) struct Conn {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) server: ServerId,
+    pub(crate) service: Service,
+    /// The client declared a cellblock codec: results go out as cellblocks.
+    pub(crate) cellblocks: bool,
+}
+
+impl Conn {
+    /// Index of this region server (panics on the master, which never serves region calls).
+    pub(crate) fn rs_index(&self) -> usize {
+        match self.server {
+            ServerId::RegionServer(n) => n,
+            ServerId::Master => unreachable!("region calls are only dispatched on region servers"),
+        }
+    }
+
+    /// Checks the fault rules for this call; `region` is set once the region is resolved.
+    pub(crate) async fn fault_point(
+        &self,
+        method: &str,
+        region: Option<(&hbclient_proto::meta::TableName, &[u8])>,
+    ) -> Result<(), Fail> {
+        let site = CallSite {
+            server: self.server,
+            service: self.service.name(),
+            method,
+            region,
+        };
+        match self.shared.faults.check(site) {
+            None => Ok(()),
+            Some(Reaction::Delay(d)) => {
+                tokio::time::sleep(d).await;
+                Ok(())
+            }
+            Some(Reaction::Exception(e)) => Err(Fail::Exception(e)),
+            Some(Reaction::CloseConnection) => Err(Fail::CloseConnection),
+            Some(Reaction::Stall) => Err(Fail::Stall),
+        }
+    }
+}
+
+/// How a call can fail.
+#[derive(Debug)]
+pub(crate) enum Fail {
+    /// Answer with an exception.
+    Exception(RemoteException),
+    /// Close the connection without answering.
+    CloseConnection,
+    /// Never answer.
+    Stall,
+}
+
+impl From<RemoteException> for Fail {
+    fn from(e: RemoteException) -> Self {
+        Fail::Exception(e)
+    }
+}
+
+/// A successful answer: the response message and the cellblock beside it.
+pub(crate) struct Reply {
+    pub(crate) body: Box<dyn MessageRef + Send>,
+    pub(crate) cells: Vec<u8>,
+}
+
+impl Reply {
+    /// A reply without cells.
+    pub(crate) fn message(body: impl prost::Message + 'static) -> Reply {
+        Reply {
+            body: Box::new(body),
+            cells: Vec::new(),
+        }
+    }
+
+    /// A reply with a cellblock.
+    pub(crate) fn with_cells(body: impl prost::Message + 'static, cells: Vec<u8>) -> Reply {
+        Reply {
+            body: Box::new(body),
+            cells,
+        }
+    }
+}
+
+/// Outcome of a call.
+pub(crate) type CallResult = Result<Reply, Fail>;
+
+/// Accepts connections until `stop` fires.
+pub(crate) async fn serve(
+    shared: Arc<Shared>,
+    server: ServerId,
+    listener: TcpListener,
+    stop: CancellationToken,
+) {
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let shared = shared.clone();
+                    let stop = stop.child_token();
+                    tokio::spawn(async move {
+                        tokio::select! {
+                            _ = stop.cancelled() => {}
+                            _ = serve_connection(shared, server, stream, stop.clone()) => {}
+                        }
+                    });
+                }
+                Err(e) => {
+                    tracing::warn!(?server, error = %e, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                }
+            },
+        }
+    }
+}
+
+/// Serves one connection: handshake, then calls until the client leaves or something fails.
+async fn serve_connection(
+    shared: Arc<Shared>,
+    server: ServerId,
+    stream: TcpStream,
+    stop: CancellationToken,
+) {
+    let _ = stream.set_nodelay(true);
+    let (mut reader, mut writer) = stream.into_split();
+    let conn = match handshake(&shared, server, &mut reader).await {
+        Ok(Some(conn)) => Arc::new(conn),
+        Ok(None) => return,
+        Err(fatal) => {
+            let frame = frame::encode_exception_response(CONNECTION_CALL_ID, fatal.to_pb());
+            let _ = writer.write_all(&frame).await;
+            let _ = writer.shutdown().await;
+            return;
+        }
+    };
+    let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
+    let close = stop.child_token();
+    tokio::spawn(write_loop(writer, rx, close.clone()));
+    let mut buf = BytesMut::with_capacity(64 * 1024);
+    loop {
+        let read = tokio::select! {
+            _ = close.cancelled() => break,
+            read = reader.read_buf(&mut buf) => read,
+        };
+        match read {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        loop {
+            let body = match frame::take_frame(&mut buf, frame::DEFAULT_MAX_FRAME_LEN) {
+                Ok(Some(body)) => body,
+                Ok(None) => break,
+                Err(e) => {
+                    fatal_close(
+                        &tx,
+                        &close,
+                        RemoteException::new(class::FATAL_CONNECTION, e.to_string()),
+                    );
+                    return;
+                }
+            };
+            match RequestFrame::decode(body) {
+                Ok(request) => {
+                    let (conn, tx, close) = (conn.clone(), tx.clone(), close.clone());
+                    tokio::spawn(async move { run_call(conn, request, tx, close).await });
+                }
+                Err(e) => {
+                    fatal_close(
+                        &tx,
+                        &close,
+                        RemoteException::new(
+                            class::FATAL_CONNECTION,
+                            format!("bad request frame: {e}"),
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+    }
+    close.cancel();
+}
+
+fn fatal_close(tx: &mpsc::UnboundedSender<Bytes>, close: &CancellationToken, e: RemoteException) {
+    let _ = tx.send(frame::encode_exception_response(
+        CONNECTION_CALL_ID,
+        e.to_pb(),
+    ));
+    // Give the writer a moment to flush the error before the connection is cut.
+    let close = close.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        close.cancel();
+    });
+}
+
+/// Reads and checks the preamble and connection header. `Ok(None)`: the peer left.
+async fn handshake(
+    shared: &Arc<Shared>,
+    server: ServerId,
+    reader: &mut tokio::net::tcp::OwnedReadHalf,
+) -> Result<Option<Conn>, RemoteException> {
+    let mut preamble = [0u8; 6];
+    if reader.read_exact(&mut preamble).await.is_err() {
+        return Ok(None);
+    }
+    match frame::check_preamble(&preamble) {
+        Ok(frame::AuthMethod::Simple) => {}
+        Ok(other) => {
+            return Err(RemoteException::new(
+                class::FATAL_CONNECTION,
+                format!("{other:?} authentication is not enabled on this server; use SIMPLE"),
+            ))
+        }
+        Err(e) => return Err(RemoteException::new(e.exception_class(), e.message())),
+    }
+    let len = match reader.read_u32().await {
+        Ok(len) => len as usize,
+        Err(_) => return Ok(None),
+    };
+    if len > MAX_CONNECTION_HEADER {
+        return Err(RemoteException::new(
+            class::FATAL_CONNECTION,
+            format!("connection header of {len} bytes"),
+        ));
+    }
+    let mut body = vec![0u8; len];
+    if reader.read_exact(&mut body).await.is_err() {
+        return Ok(None);
+    }
+    let header = frame::decode_connection_header(&body)
+        .map_err(|e| RemoteException::new(class::FATAL_CONNECTION, e.to_string()))?;
+    let name = header.service_name.clone().unwrap_or_default();
+    if name.is_empty() {
+        return Err(RemoteException::new(
+            "org.apache.hadoop.hbase.ipc.EmptyServiceNameException",
+            "Service name is empty",
+        ));
+    }
+    let service = Service::parse(&name, server)
+        .ok_or_else(|| RemoteException::new(class::UNKNOWN_SERVICE, name.clone()))?;
+    let cellblocks = match header.cell_block_codec_class.as_deref() {
+        None | Some("") => false,
+        Some(frame::KEY_VALUE_CODEC_CLASS) | Some(frame::KEY_VALUE_CODEC_WITH_TAGS_CLASS) => true,
+        Some(other) => {
+            return Err(RemoteException::new(
+                class::UNSUPPORTED_CELL_CODEC,
+                format!("Unable to initialize cell codec {other}"),
+            ))
+        }
+    };
+    if let Some(compressor) = header
+        .cell_block_compressor_class
+        .as_deref()
+        .filter(|c| !c.is_empty())
+    {
+        return Err(RemoteException::new(
+            class::UNSUPPORTED_COMPRESSION,
+            compressor.to_string(),
+        ));
+    }
+    Ok(Some(Conn {
+        shared: shared.clone(),
+        server,
+        service,
+        cellblocks,
+    }))
+}
+
+/// Serves one call and queues its answer.
+async fn run_call(
+    conn: Arc<Conn>,
+    request: RequestFrame,
+    tx: mpsc::UnboundedSender<Bytes>,
+    close: CancellationToken,
+) {
+    let call_id = request.header.call_id.unwrap_or(0);
+    let method = request.header.method_name.clone().unwrap_or_default();
+    let result = match conn.fault_point(&method, None).await {
+        Ok(()) => dispatch(&conn, &method, &request).await,
+        Err(fail) => Err(fail),
+    };
+    let frame = match result {
+        Ok(reply) => frame::encode_response(
+            pb::ResponseHeader {
+                call_id: Some(call_id),
+                ..Default::default()
+            },
+            Some(&*reply.body),
+            &reply.cells,
+        ),
+        Err(Fail::Exception(e)) => frame::encode_exception_response(call_id, e.to_pb()),
+        Err(Fail::CloseConnection) => {
+            close.cancel();
+            return;
+        }
+        Err(Fail::Stall) => return,
+    };
+    let _ = tx.send(frame);
+}
+
+/// Routes a call to its service.
+async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) -> CallResult {
+    match conn.service {
+        Service::Client => crate::client_service::dispatch(conn, method, request).await,
+        Service::Admin => crate::admin_ops::dispatch_admin(conn, method, request).await,
+        Service::Master => crate::master_service::dispatch(conn, method, request).await,
+        Service::ClientMeta => crate::registry::dispatch(conn, method, request),
+    }
+}
+
+/// Decodes a call's parameter, mapping errors to the exception HBase would send.
+pub(crate) fn param<M: prost::Message + Default>(
+    request: &RequestFrame,
+    what: &'static str,
+) -> Result<M, Fail> {
+    request
+        .param::<M>(what)
+        .map_err(|e| Fail::Exception(RemoteException::bad_request(e)))
+}
+
+/// Writes queued answers, draining everything queued before each flush so that many answers
+/// share one syscall.
+async fn write_loop(
+    mut writer: OwnedWriteHalf,
+    mut rx: mpsc::UnboundedReceiver<Bytes>,
+    close: CancellationToken,
+) {
+    let mut batch = BytesMut::new();
+    loop {
+        let first = tokio::select! {
+            _ = close.cancelled() => break,
+            next = rx.recv() => match next { Some(f) => f, None => break },
+        };
+        batch.extend_from_slice(&first);
+        while batch.len() < 256 * 1024 {
+            match rx.try_recv() {
+                Ok(more) => batch.extend_from_slice(&more),
+                Err(_) => break,
+            }
+        }
+        if writer.write_all(&batch).await.is_err() {
+            break;
+        }
+        batch.clear();
+    }
+    close.cancel();
+    let _ = writer.shutdown().await;
+}

@@ -1,0 +1,12 @@
+//! mini-hbase driven with raw HBase RPC frames (no hbclient code involved), one module per area.
+
+mod raw;
+mod support;
+
+mod data;
+mod faults;
+mod handshake;
+mod master;
+mod pipelining;
+mod scan;
+mod topology;

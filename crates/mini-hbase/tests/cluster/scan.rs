@@ -1,0 +1,220 @@
+//! Scanners: batches, next_call_seq, close, limits, reversed, partial rows, lease expiry.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use hbclient_proto::cell::{Cell, CellBlockReader};
+use hbclient_proto::pb;
+use mini_hbase::{ClusterConfig, MiniCluster};
+
+use crate::raw::{Answer, RawConn};
+use crate::support::{b, client_for, put, region};
+
+async fn filled(config: ClusterConfig) -> (MiniCluster, RawConn, Bytes) {
+    let c = MiniCluster::start(config).await.unwrap();
+    c.create_table("s", &["f"], &[]).unwrap();
+    let (mut conn, rname) = client_for(&c, "s", b"r", true).await;
+    for i in 0..10 {
+        let m = put(
+            &format!("r{i}"),
+            &[("f", "a", &format!("{i}a")), ("f", "b", &format!("{i}b"))],
+        );
+        conn.call(
+            "Mutate",
+            &pb::MutateRequest {
+                region: region(&rname),
+                mutation: m,
+                condition: None,
+                nonce_group: None,
+            },
+        )
+        .await
+        .body::<pb::MutateResponse>();
+    }
+    (c, conn, rname)
+}
+
+fn open(rname: &Bytes, scan: pb::Scan, rows: u32) -> pb::ScanRequest {
+    pb::ScanRequest {
+        region: Some(region(rname)),
+        scan: Some(scan),
+        number_of_rows: Some(rows),
+        client_handles_partials: Some(true),
+        client_handles_heartbeats: Some(true),
+        ..Default::default()
+    }
+}
+
+fn next(id: u64, seq: u64, rows: u32) -> pb::ScanRequest {
+    pb::ScanRequest {
+        scanner_id: Some(id),
+        number_of_rows: Some(rows),
+        next_call_seq: Some(seq),
+        ..Default::default()
+    }
+}
+
+/// (rows as "row:cellcount[+partial]", response)
+fn rows(answer: &Answer) -> (Vec<String>, pb::ScanResponse) {
+    let r: pb::ScanResponse = answer.body();
+    let mut reader = CellBlockReader::new(answer.frame.cellblock.clone());
+    let mut out = Vec::new();
+    for (i, n) in r.cells_per_result.iter().enumerate() {
+        let cells: Vec<Cell> = reader.next_cells(*n as usize).unwrap();
+        let partial = r.partial_flag_per_result.get(i).copied().unwrap_or(false);
+        out.push(format!(
+            "{}:{}{}",
+            String::from_utf8_lossy(&cells[0].row),
+            n,
+            if partial { "+" } else { "" }
+        ));
+    }
+    (out, r)
+}
+
+#[tokio::test]
+async fn batches_follow_next_call_seq_and_end_in_region() {
+    let (_c, mut conn, rname) = filled(ClusterConfig::default()).await;
+    let scan = pb::Scan {
+        start_row: Some(b("r2")),
+        stop_row: Some(b("r7")),
+        ..Default::default()
+    };
+    let (got, r) = rows(&conn.call("Scan", &open(&rname, scan, 2)).await);
+    assert_eq!(got, ["r2:2", "r3:2"]);
+    let id = r.scanner_id.unwrap();
+    assert_eq!(r.more_results_in_region, Some(true));
+    let (got, _) = rows(&conn.call("Scan", &next(id, 0, 2)).await);
+    assert_eq!(got, ["r4:2", "r5:2"]);
+    let stale = conn.call("Scan", &next(id, 0, 2)).await;
+    assert_eq!(
+        stale.exception_class(),
+        Some("org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException")
+    );
+    let (got, r) = rows(&conn.call("Scan", &next(id, 1, 5)).await);
+    assert_eq!(got, ["r6:2"]);
+    assert_eq!(
+        r.more_results_in_region,
+        Some(false),
+        "stop row reached: region done"
+    );
+    let closed = conn.call("Scan", &next(id, 2, 1)).await;
+    assert_eq!(
+        closed.exception_class(),
+        Some("org.apache.hadoop.hbase.UnknownScannerException"),
+        "server closed it"
+    );
+}
+
+#[tokio::test]
+async fn close_limit_reverse_and_columns() {
+    let (_c, mut conn, rname) = filled(ClusterConfig::default()).await;
+    let (_, r) = rows(
+        &conn
+            .call("Scan", &open(&rname, pb::Scan::default(), 1))
+            .await,
+    );
+    let id = r.scanner_id.unwrap();
+    let close = pb::ScanRequest {
+        scanner_id: Some(id),
+        close_scanner: Some(true),
+        number_of_rows: Some(0),
+        ..Default::default()
+    };
+    let r: pb::ScanResponse = conn.call("Scan", &close).await.body();
+    assert_eq!(r.more_results, Some(false));
+    assert_eq!(
+        conn.call("Scan", &next(id, 0, 1)).await.exception_class(),
+        Some("org.apache.hadoop.hbase.UnknownScannerException")
+    );
+
+    let mut limited = open(&rname, pb::Scan::default(), 100);
+    limited.limit_of_rows = Some(3);
+    let (got, r) = rows(&conn.call("Scan", &limited).await);
+    assert_eq!(got.len(), 3);
+    assert_eq!(r.more_results, Some(false), "limit reached ends the scan");
+
+    let reversed = pb::Scan {
+        start_row: Some(b("r5")),
+        stop_row: Some(b("r2")),
+        reversed: Some(true),
+        ..Default::default()
+    };
+    let (got, _) = rows(&conn.call("Scan", &open(&rname, reversed, 100)).await);
+    assert_eq!(
+        got,
+        ["r5:2", "r4:2", "r3:2"],
+        "start inclusive, stop exclusive, descending"
+    );
+
+    let one_column = pb::Scan {
+        column: vec![pb::Column {
+            family: b("f"),
+            qualifier: vec![b("b")],
+        }],
+        stop_row: Some(b("r2")),
+        ..Default::default()
+    };
+    let (got, _) = rows(&conn.call("Scan", &open(&rname, one_column, 100)).await);
+    assert_eq!(got, ["r0:1", "r1:1"]);
+}
+
+#[tokio::test]
+async fn large_rows_come_back_as_partials_and_batches() {
+    let (_c, mut conn, rname) = filled(ClusterConfig::default()).await;
+    let tiny = pb::Scan {
+        max_result_size: Some(1),
+        stop_row: Some(b("r1")),
+        ..Default::default()
+    };
+    let (got, r) = rows(&conn.call("Scan", &open(&rname, tiny, 100)).await);
+    assert_eq!(got, ["r0:1+"], "size limit cuts after the first cell");
+    let (got, _) = rows(
+        &conn
+            .call("Scan", &next(r.scanner_id.unwrap(), 0, 100))
+            .await,
+    );
+    assert_eq!(got, ["r0:1"], "the rest of the row, final");
+
+    let batched = pb::Scan {
+        batch_size: Some(1),
+        stop_row: Some(b("r1")),
+        ..Default::default()
+    };
+    let (got, _) = rows(&conn.call("Scan", &open(&rname, batched, 100)).await);
+    assert_eq!(got, ["r0:1+", "r0:1"]);
+}
+
+#[tokio::test]
+async fn idle_scanners_expire() {
+    let config = ClusterConfig {
+        scanner_lease: Duration::from_millis(200),
+        ..ClusterConfig::default()
+    };
+    let (_c, mut conn, rname) = filled(config).await;
+    let (_, r) = rows(
+        &conn
+            .call("Scan", &open(&rname, pb::Scan::default(), 1))
+            .await,
+    );
+    let id = r.scanner_id.unwrap();
+    // Renewing keeps it alive past one lease period.
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    let renew = pb::ScanRequest {
+        scanner_id: Some(id),
+        renew: Some(true),
+        number_of_rows: Some(0),
+        ..Default::default()
+    };
+    conn.call("Scan", &renew).await.body::<pb::ScanResponse>();
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    conn.call("Scan", &next(id, 0, 1))
+        .await
+        .body::<pb::ScanResponse>();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let expired = conn.call("Scan", &next(id, 1, 1)).await;
+    assert_eq!(
+        expired.exception_class(),
+        Some("org.apache.hadoop.hbase.UnknownScannerException")
+    );
+}
