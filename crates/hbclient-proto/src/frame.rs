@@ -264,7 +264,7 @@ pub fn encode_request_with(
     write_cells: impl FnOnce(&mut BytesMut),
 ) -> Bytes {
     header.request_param = Some(true);
-    header.cell_block_meta = (cellblock_len > 0).then(|| pb::CellBlockMeta {
+    header.cell_block_meta = (cellblock_len > 0).then_some(pb::CellBlockMeta {
         length: Some(cellblock_len as u32),
     });
     let total =
@@ -297,7 +297,7 @@ pub fn encode_response(
     body: Option<&dyn MessageRef>,
     cellblock: &[u8],
 ) -> Bytes {
-    header.cell_block_meta = (!cellblock.is_empty()).then(|| pb::CellBlockMeta {
+    header.cell_block_meta = (!cellblock.is_empty()).then_some(pb::CellBlockMeta {
         length: Some(cellblock.len() as u32),
     });
     let body_len = body.map_or(0, |b| delimited_len(b.len()));
@@ -555,7 +555,7 @@ mod tests {
             prop_assert!(buf.is_empty());
             let decoded = RequestFrame::decode(body).unwrap();
             prop_assert_eq!(decoded.header.call_id, Some(call_id));
-            prop_assert_eq!(decoded.header.method_name, Some(method));
+            prop_assert_eq!(decoded.header.method_name.clone(), Some(method));
             prop_assert_eq!(decoded.header.timeout, timeout);
             prop_assert_eq!(decoded.param::<pb::RegionSpecifier>("p").unwrap(), msg);
             prop_assert_eq!(&decoded.cellblock[..], &block[..]);

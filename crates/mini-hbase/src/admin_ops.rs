@@ -5,6 +5,7 @@ use bytes::Bytes;
 use hbclient_proto::frame::RequestFrame;
 use hbclient_proto::pb;
 
+use crate::client_service::{resolve, Target};
 use crate::cluster::{RegionView, Shared};
 use crate::exception::{class, RemoteException};
 use crate::server::{param, CallResult, Conn, Reply};
@@ -98,9 +99,9 @@ pub(crate) async fn dispatch_admin(
     match method {
         "GetRegionInfo" => {
             let req: pb::GetRegionInfoRequest = param(request, "GetRegionInfoRequest")?;
-            let info = match crate::client_service::resolve(conn, method, &req.region).await? {
-                crate::client_service::Target::Meta => crate::registry::meta_region_info(),
-                crate::client_service::Target::Region(r) => r.info(false),
+            let info = match resolve(conn, method, &req.region).await? {
+                Target::Meta => crate::registry::meta_region_info(),
+                Target::Region(r) => r.info(false),
             };
             Ok(Reply::message(pb::GetRegionInfoResponse {
                 region_info: info,
@@ -124,10 +125,11 @@ pub(crate) async fn dispatch_admin(
             }
             Ok(Reply::message(pb::GetOnlineRegionResponse { region_info }))
         }
-        // Nothing to flush or compact in memory; the region must still be served here.
         "FlushRegion" => {
             let req: pb::FlushRegionRequest = param(request, "FlushRegionRequest")?;
-            crate::client_service::resolve(conn, method, &req.region).await?;
+            if let Target::Region(region) = resolve(conn, method, &req.region).await? {
+                region.lock_open()?.store.flush();
+            }
             Ok(Reply::message(pb::FlushRegionResponse {
                 last_flush_time: crate::cluster::now_ms(),
                 flushed: Some(true),
@@ -136,7 +138,16 @@ pub(crate) async fn dispatch_admin(
         }
         "CompactRegion" => {
             let req: pb::CompactRegionRequest = param(request, "CompactRegionRequest")?;
-            crate::client_service::resolve(conn, method, &req.region).await?;
+            if let Target::Region(region) = resolve(conn, method, &req.region).await? {
+                // A minor compaction changes nothing a read can see; a major one drops delete
+                // markers and expired cells, as HBase's does.
+                if req.major.unwrap_or(false) {
+                    region
+                        .lock_open()?
+                        .store
+                        .major_compact(crate::cluster::now_ms());
+                }
+            }
             Ok(Reply::message(pb::CompactRegionResponse {}))
         }
         _ => Err(RemoteException::unsupported_method("AdminService", method).into()),

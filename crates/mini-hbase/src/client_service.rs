@@ -180,14 +180,22 @@ pub(crate) fn read_row(data: &RegionData, get: &pb::Get) -> Result<Vec<Cell>, Re
             "closest_row_before is no longer supported",
         ));
     }
-    let query = read_query(&get.column, get.time_range.as_ref(), get.max_versions());
+    let mut query = read_query(&get.column, get.time_range.as_ref(), get.max_versions());
     data.store.check_query(&query).map_err(store_error)?;
-    let mut cells = data.store.get(&get.row, &query, now_ms());
-    if let Some(filter) = &get.filter {
-        let mut filter = crate::filter::RowFilter::compile(filter)
-            .map_err(|e| RemoteException::new(class::DO_NOT_RETRY, e.message))?;
-        cells = filter.filter_row(&get.row, cells).unwrap_or_default();
-    }
+    let mut cells = match &get.filter {
+        None => data.store.get(&get.row, &query, now_ms()),
+        Some(filter) => {
+            // HBase limits versions after the filter has seen every version the family keeps.
+            let requested = query.max_versions as usize;
+            query.max_versions = u32::MAX;
+            let mut filter = crate::filter::RowFilter::compile(filter).map_err(filter_error)?;
+            let cells = data.store.get(&get.row, &query, now_ms());
+            filter
+                .try_filter_row(&get.row, cells, Some(requested))
+                .map_err(filter_error)?
+                .unwrap_or_default()
+        }
+    };
     if let Some(limit) = get.store_limit {
         cells = limit_per_family(
             cells,
@@ -198,6 +206,11 @@ pub(crate) fn read_row(data: &RegionData, get: &pb::Get) -> Result<Vec<Cell>, Re
         cells = limit_per_family(cells, offset as usize, usize::MAX);
     }
     Ok(cells)
+}
+
+/// A filter that cannot be decoded or applied: HBase answers DoNotRetryIOException.
+pub(crate) fn filter_error(e: crate::filter::FilterError) -> RemoteException {
+    RemoteException::new(class::DO_NOT_RETRY, e.message)
 }
 
 /// `store_offset`/`store_limit`: skip and cap cells per family (counting columns' newest versions).

@@ -35,6 +35,11 @@ pub struct ClusterConfig {
     pub scanner_lease: Duration,
     /// Which region server hosts hbase:meta.
     pub meta_server: usize,
+    /// ZooKeeper quorum (`host:port[,host:port…]`) to publish the master, meta location and
+    /// cluster id to, as HBase does; `None`: no ZooKeeper.
+    pub zookeeper: Option<String>,
+    /// `zookeeper.znode.parent` for [`ClusterConfig::zookeeper`].
+    pub znode_parent: String,
 }
 
 impl Default for ClusterConfig {
@@ -46,6 +51,8 @@ impl Default for ClusterConfig {
             region_servers: 3,
             scanner_lease: Duration::from_secs(60),
             meta_server: 0,
+            zookeeper: None,
+            znode_parent: crate::zk::DEFAULT_ZNODE_PARENT.to_string(),
         }
     }
 }
@@ -249,6 +256,8 @@ pub struct RegionView {
 #[derive(Debug)]
 pub struct MiniCluster {
     shared: Arc<Shared>,
+    /// ZooKeeper session publishing this cluster's znodes; taken (closed) by shutdown.
+    zk: Mutex<Option<crate::zk::ZkPublisher>>,
 }
 
 impl MiniCluster {
@@ -304,7 +313,36 @@ impl MiniCluster {
         for (i, listener) in rs_listeners.into_iter().enumerate() {
             launch(&shared, ServerId::RegionServer(i), listener);
         }
-        Ok(MiniCluster { shared })
+        let cluster = MiniCluster {
+            zk: Mutex::new(None),
+            shared,
+        };
+        if let Some(quorum) = &cluster.shared.config.zookeeper {
+            let s = &cluster.shared;
+            let publisher = crate::zk::ZkPublisher::start(
+                quorum,
+                &s.config.znode_parent,
+                s.master.server_name(),
+                s.region_servers[s.meta_server()].server_name(),
+                &s.cluster_id,
+            )
+            .await?;
+            *cluster.zk.lock().unwrap_or_else(|e| e.into_inner()) = Some(publisher);
+        }
+        Ok(cluster)
+    }
+
+    /// The ZooKeeper publisher, while there is one.
+    fn zk(&self) -> Option<crate::zk::ZkPublisher> {
+        self.zk.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Publishes meta's current location to ZooKeeper (if configured) from a sync method.
+    fn publish_meta_in_background(&self) {
+        if let Some(zk) = self.zk() {
+            let s = &self.shared;
+            zk.publish_meta_in_background(s.region_servers[s.meta_server()].server_name());
+        }
     }
 
     /// The master's address.
@@ -411,6 +449,7 @@ impl MiniCluster {
     /// Moves hbase:meta to region server `to`.
     pub fn move_meta(&self, to: usize) {
         self.shared.meta_server.store(to as u64, Ordering::Release);
+        self.publish_meta_in_background();
     }
 
     /// Stops a region server as a crash would: its listener and every connection close at once,
@@ -451,6 +490,8 @@ impl MiniCluster {
             shared
                 .meta_server
                 .store(running[0] as u64, Ordering::Release);
+            drop(catalog);
+            self.publish_meta_in_background();
         }
     }
 
@@ -464,6 +505,12 @@ impl MiniCluster {
         slot.start_code
             .store(now_ms().max(slot.start_code() + 1), Ordering::Release);
         launch(&self.shared, ServerId::RegionServer(n), listener);
+        if n == self.shared.meta_server() {
+            // Meta's server has a new start code.
+            if let Some(zk) = self.zk() {
+                zk.publish_meta(slot.server_name()).await?;
+            }
+        }
         Ok(())
     }
 
@@ -484,6 +531,8 @@ impl MiniCluster {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .cancel();
+        // Closes the ZooKeeper session, which removes the ephemeral master znode.
+        self.zk.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
 }
 

@@ -31,6 +31,7 @@ mod registry;
 mod scanner;
 mod server;
 pub mod store;
+mod zk;
 
 pub use cluster::{ClusterConfig, MiniCluster, RegionView};
 pub use exception::RemoteException;

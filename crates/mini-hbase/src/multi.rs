@@ -77,6 +77,9 @@ fn skip_cells(
     Ok(())
 }
 
+/// What one applied mutation returns (the new cells of an increment or append).
+type MutationOutput = Option<Vec<Cell>>;
+
 /// One action, decoded: a get, or a mutation with its cells (or the reason it is invalid).
 enum Decoded<'a> {
     Get(&'a pb::Get),
@@ -180,7 +183,7 @@ fn run_atomic(
     nonce_group: Option<u64>,
     block: &mut Vec<u8>,
 ) -> pb::RegionActionResult {
-    let attempt = || -> Result<(bool, Vec<Option<Vec<Cell>>>), RemoteException> {
+    let attempt = || -> Result<(bool, Vec<MutationOutput>), RemoteException> {
         let mut mutations = Vec::with_capacity(decoded.len());
         for d in decoded {
             match d {

@@ -13,7 +13,7 @@ use hbclient_proto::meta::compare_meta_rows;
 use hbclient_proto::pb;
 
 use crate::catalog::Region;
-use crate::client_service::{read_query, resolve, store_error, to_result, Target};
+use crate::client_service::{filter_error, read_query, resolve, store_error, to_result, Target};
 use crate::cluster::now_ms;
 use crate::exception::{class, RemoteException};
 use crate::filter::RowFilter;
@@ -77,6 +77,8 @@ struct Scanner {
     source: Source,
     columns: Vec<pb::Column>,
     query: ReadQuery,
+    /// Versions the client asked for; with a filter they are cut after filtering.
+    versions: usize,
     filter: Option<RowFilter>,
     lower: Bound<Bytes>,
     upper: Bound<Bytes>,
@@ -180,7 +182,7 @@ async fn open(
         Target::Meta => Source::Meta,
         Target::Region(r) => Source::Region(r),
     };
-    let query = read_query(&scan.column, scan.time_range.as_ref(), scan.max_versions());
+    let mut query = read_query(&scan.column, scan.time_range.as_ref(), scan.max_versions());
     if let Source::Region(region) = &source {
         region
             .lock_open()?
@@ -188,13 +190,15 @@ async fn open(
             .check_query(&query)
             .map_err(store_error)?;
     }
+    let versions = query.max_versions as usize;
     let filter = match &scan.filter {
-        Some(f) => Some(
-            RowFilter::compile(f)
-                .map_err(|e| RemoteException::new(class::DO_NOT_RETRY, e.message))?,
-        ),
+        Some(f) => Some(RowFilter::compile(f).map_err(filter_error)?),
         None => None,
     };
+    if filter.is_some() {
+        // The filter sees every version the family keeps; the version limit applies after it.
+        query.max_versions = u32::MAX;
+    }
     let reversed = scan.reversed.unwrap_or(false);
     let start = scan.start_row.clone().filter(|r| !r.is_empty());
     let stop = scan.stop_row.clone().filter(|r| !r.is_empty());
@@ -236,6 +240,7 @@ async fn open(
         source,
         columns: scan.column.clone(),
         query,
+        versions,
         filter,
         lower,
         upper,
@@ -352,11 +357,14 @@ fn next_row(
             return Ok(None);
         };
         s.position = Some(key.clone());
-        if cells.is_empty() {
-            continue;
-        }
+        let versions = s.versions;
         let cells = match s.filter.as_mut() {
-            Some(filter) => match filter.filter_row(&key, cells) {
+            // Every row reached goes through the filter, even one with no visible cells: its
+            // key alone can end the scan (InclusiveStop, WhileMatch, Prefix).
+            Some(filter) => match filter
+                .try_filter_row(&key, cells, Some(versions))
+                .map_err(filter_error)?
+            {
                 Some(cells) if !cells.is_empty() => cells,
                 _ => {
                     if filter.filter_all_remaining() {
@@ -365,6 +373,7 @@ fn next_row(
                     continue;
                 }
             },
+            None if cells.is_empty() => continue,
             None => cells,
         };
         return Ok(Some((key, cells)));

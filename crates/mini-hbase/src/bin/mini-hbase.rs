@@ -19,6 +19,13 @@ struct Args {
     /// Tables to create at start: `name=fam1,fam2[/split1,split2]`, separated by `;`.
     #[arg(long)]
     tables: Option<String>,
+    /// ZooKeeper quorum (`HOST:PORT[,HOST:PORT]`) to publish the master, meta location and cluster
+    /// id to, as HBase does.
+    #[arg(long, value_name = "HOST:PORT")]
+    zookeeper: Option<String>,
+    /// Parent znode (`zookeeper.znode.parent`) used with --zookeeper.
+    #[arg(long, default_value = "/hbase")]
+    znode_parent: String,
 }
 
 #[tokio::main]
@@ -32,6 +39,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         host: args.listen.ip(),
         master_port: args.listen.port(),
         region_servers: args.region_servers,
+        zookeeper: args.zookeeper.clone(),
+        znode_parent: args.znode_parent.clone(),
         ..ClusterConfig::default()
     })
     .await?;
@@ -47,6 +56,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "master": cluster.master_addr().to_string(),
         "region_servers": cluster.region_server_addrs().iter().map(|a| a.to_string()).collect::<Vec<_>>(),
         "cluster_id": cluster.cluster_id(),
+        "zookeeper": args.zookeeper,
+        "znode_parent": args.zookeeper.as_ref().map(|_| &args.znode_parent),
     });
     println!("{ready}");
     tokio::signal::ctrl_c().await?;

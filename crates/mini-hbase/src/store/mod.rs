@@ -1,17 +1,22 @@
 //! Storage engine of one region: versioned cells and delete markers, read and written with
-//! HBase 2.x semantics (an HRegion whose memstore is never compacted).
+//! HBase 2.x semantics (an HRegion whose memstore is only flushed or compacted on request, see
+//! [`RegionStore::flush`] and [`RegionStore::major_compact`]).
 //!
 //! Rules, as HBase applies them (see the tests for each):
 //! - A column keeps several versions keyed by timestamp. A put at an existing
 //!   (row, family, qualifier, timestamp) replaces the value.
 //! - `Delete` masks one version (exactly its timestamp), `DeleteColumn` every version of the
 //!   column at or before its timestamp, `DeleteFamily` every column of the family at or before
-//!   it, `DeleteFamilyVersion` every column of the family at exactly it. Markers are permanent
-//!   (no major compaction), so they also mask puts written *after* them with a matching
-//!   timestamp; a put newer than a marker stays visible.
+//!   it, `DeleteFamilyVersion` every column of the family at exactly it. Markers last until a
+//!   major compaction, so they also mask puts written *after* them with a matching timestamp;
+//!   a put newer than a marker stays visible.
 //! - Reads return puts only, in `CellComparator` order (family, qualifier unsigned, newest
 //!   first). Per column they skip cells past the family TTL and outside the time range, then
 //!   take the newest `min(query versions, family VERSIONS)`; masked versions are not counted.
+//!
+//! - Versions beyond `VERSIONS` stay readable (time range, or after deleting newer ones) as in
+//!   an unflushed memstore, until a column exceeds `VERSIONS` + 64 versions: it is then trimmed
+//!   as a flush would, which keeps memory bounded under overwrite-heavy load.
 //!
 //! Stored bytes are copied out of the caller's cells, so a store never pins request frames.
 

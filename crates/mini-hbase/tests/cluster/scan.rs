@@ -218,3 +218,74 @@ async fn idle_scanners_expire() {
         Some("org.apache.hadoop.hbase.UnknownScannerException")
     );
 }
+
+fn filter<M: prost::Message>(name: &str, message: &M) -> pb::Filter {
+    pb::Filter {
+        name: format!("org.apache.hadoop.hbase.filter.{name}"),
+        serialized_filter: Some(message.encode_to_vec().into()),
+    }
+}
+
+#[tokio::test]
+async fn server_side_filters_apply_to_scans_and_gets() {
+    let (_c, mut conn, rname) = filled(ClusterConfig::default()).await;
+    let page = filter("PageFilter", &pb::PageFilter { page_size: 2 });
+    let key_only = filter("KeyOnlyFilter", &pb::KeyOnlyFilter { len_as_val: false });
+    let list = filter(
+        "FilterList",
+        &pb::FilterList {
+            operator: pb::filter_list::Operator::MustPassAll as i32,
+            filters: vec![page, key_only],
+        },
+    );
+    let scan = pb::Scan {
+        filter: Some(list),
+        start_row: Some(b("r3")),
+        ..Default::default()
+    };
+    let answer = conn.call("Scan", &open(&rname, scan, 100)).await;
+    let (got, r) = rows(&answer);
+    assert_eq!(got, ["r3:2", "r4:2"], "the page ends after two rows");
+    assert_eq!(
+        r.more_results,
+        Some(false),
+        "a finished filter ends the scan"
+    );
+    let cells = CellBlockReader::new(answer.frame.cellblock.clone())
+        .next_cells(4)
+        .unwrap();
+    assert!(
+        cells.iter().all(|c| c.value.is_empty()),
+        "KeyOnlyFilter strips values"
+    );
+
+    let mut g = crate::support::get("r5");
+    g.filter = Some(filter(
+        "ColumnPrefixFilter",
+        &pb::ColumnPrefixFilter { prefix: b("b") },
+    ));
+    let got: pb::GetResponse = conn
+        .call(
+            "Get",
+            &pb::GetRequest {
+                region: region(&rname),
+                get: g,
+            },
+        )
+        .await
+        .body();
+    assert_eq!(got.result.unwrap().associated_cell_count, Some(1));
+
+    let bad = pb::Scan {
+        filter: Some(pb::Filter {
+            name: "com.example.Nope".into(),
+            serialized_filter: None,
+        }),
+        ..Default::default()
+    };
+    let e = conn.call("Scan", &open(&rname, bad, 1)).await;
+    assert_eq!(
+        e.exception_class(),
+        Some("org.apache.hadoop.hbase.DoNotRetryIOException")
+    );
+}
