@@ -44,7 +44,8 @@ pub(crate) fn meta_location(conn: &Conn) -> pb::RegionLocation {
     pb::RegionLocation {
         region_info: meta_region_info(),
         server_name: Some(shared.region_servers[shared.meta_server()].server_name()),
-        seq_num: 0,
+        // HBase 2.6 reports -1 here (observed).
+        seq_num: -1,
     }
 }
 

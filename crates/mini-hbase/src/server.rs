@@ -18,6 +18,9 @@ use crate::cluster::Shared;
 use crate::exception::{class, RemoteException};
 use crate::faults::{CallSite, Reaction, ServerId};
 
+/// `SaslUtil.SWITCH_TO_SIMPLE_AUTH`: tells a SASL client to continue without authentication.
+const SWITCH_TO_SIMPLE_AUTH: i32 = -88;
+
 /// Largest connection header accepted.
 const MAX_CONNECTION_HEADER: usize = 1 << 20;
 
@@ -183,7 +186,7 @@ async fn serve_connection(
 ) {
     let _ = stream.set_nodelay(true);
     let (mut reader, mut writer) = stream.into_split();
-    let conn = match handshake(&shared, server, &mut reader).await {
+    let conn = match handshake(&shared, server, &mut reader, &mut writer).await {
         Ok(Some(conn)) => Arc::new(conn),
         Ok(None) => return,
         Err(fatal) => {
@@ -259,6 +262,7 @@ async fn handshake(
     shared: &Arc<Shared>,
     server: ServerId,
     reader: &mut tokio::net::tcp::OwnedReadHalf,
+    writer: &mut OwnedWriteHalf,
 ) -> Result<Option<Conn>, RemoteException> {
     let mut preamble = [0u8; 6];
     if reader.read_exact(&mut preamble).await.is_err() {
@@ -266,11 +270,14 @@ async fn handshake(
     }
     match frame::check_preamble(&preamble) {
         Ok(frame::AuthMethod::Simple) => {}
-        Ok(other) => {
-            return Err(RemoteException::new(
-                class::FATAL_CONNECTION,
-                format!("{other:?} authentication is not enabled on this server; use SIMPLE"),
-            ))
+        Ok(_) => {
+            // An insecure HBase 2.x server answers a SASL request with SASL status SUCCESS and
+            // SWITCH_TO_SIMPLE_AUTH (-88), then carries on as SIMPLE (observed on 2.6.4).
+            let mut switch = [0u8; 8];
+            switch[4..].copy_from_slice(&SWITCH_TO_SIMPLE_AUTH.to_be_bytes());
+            if writer.write_all(&switch).await.is_err() {
+                return Ok(None);
+            }
         }
         Err(e) => return Err(RemoteException::new(e.exception_class(), e.message())),
     }

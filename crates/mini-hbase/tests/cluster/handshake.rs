@@ -137,3 +137,28 @@ async fn unknown_methods_are_do_not_retry_unsupported_operation() {
         assert_eq!(e.do_not_retry, Some(true));
     }
 }
+
+/// Conformance finding (HBase 2.6.4): a SASL auth byte on an insecure server is answered with
+/// SASL SUCCESS + SWITCH_TO_SIMPLE_AUTH (-88), and the connection carries on as SIMPLE.
+#[tokio::test]
+async fn sasl_preamble_is_switched_to_simple_auth() {
+    use tokio::io::AsyncReadExt;
+    let c = cluster().await;
+    let mut conn = RawConn::connect_raw(c.master_addr()).await;
+    conn.stream.write_all(b"HBas\x00\x51").await.unwrap();
+    let mut reply = [0u8; 8];
+    conn.stream.read_exact(&mut reply).await.unwrap();
+    assert_eq!(reply, [0, 0, 0, 0, 0xff, 0xff, 0xff, 0xa8]);
+    conn.stream
+        .write_all(&frame::encode_connection_header(&user_header(
+            "ClientMetaService",
+            true,
+        )))
+        .await
+        .unwrap();
+    let id: pb::GetClusterIdResponse = conn
+        .call("GetClusterId", &pb::GetClusterIdRequest {})
+        .await
+        .body();
+    assert_eq!(id.cluster_id.as_deref(), Some(c.cluster_id()));
+}
