@@ -13,6 +13,10 @@
 //! | `<parent>/master` | `Master{master, rpc_version=0, info_port=0}` | ephemeral (`MasterAddressTracker.setMasterAddress`) |
 //! | `<parent>/hbaseid` | `ClusterId{cluster_id}` | persistent (`ZKClusterId.setClusterId`) |
 //!
+//! (Checked against HBase 2.6.4, scripts/hbase/README.md: same framing, id = `master:16000` + 8 salt
+//! bytes. HBase with its web UI off writes `info_port` 4294967295; mini-hbase has no UI and writes 0.
+//! HBase's other znodes (`rs`, `running`, `table`, …) are not written: clients do not read them.)
+//!
 //! Nodes a previous run left behind are overwritten (an old ephemeral `master` whose session has
 //! not expired yet is deleted and created again). The ZooKeeper session lives as long as the
 //! cluster: [`MiniCluster::shutdown`](crate::MiniCluster::shutdown) closes it, which removes the

@@ -10,3 +10,4 @@ mod master;
 mod pipelining;
 mod scan;
 mod topology;
+mod zk;
