@@ -1,0 +1,513 @@
+//! `Admin`: table DDL through the active master (create, delete, enable, disable, exists, list,
+//! describe) and the region operations tests need (split, move, flush, compact).
+//!
+//! DDL calls start a master procedure; like HBase's client, `Admin` then polls
+//! `getProcedureResult` until the procedure finished, and reports its failure if it failed.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use hbclient_proto::meta::TableName;
+use hbclient_proto::pb;
+
+use crate::client::{Connection, Core};
+use crate::error::{Error, RemoteError, Result};
+use crate::retry::{pause_time, with_retries};
+use crate::rpc::Service;
+
+/// A column family's settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FamilyDescriptor {
+    /// Family name.
+    pub name: Bytes,
+    /// Versions kept per column (`VERSIONS`).
+    pub max_versions: u32,
+    /// Seconds cells live (`TTL`); `None` = forever.
+    pub ttl_secs: Option<u64>,
+}
+
+impl FamilyDescriptor {
+    /// A family with HBase's defaults (1 version, no TTL).
+    pub fn new(name: impl Into<Bytes>) -> FamilyDescriptor {
+        FamilyDescriptor {
+            name: name.into(),
+            max_versions: 1,
+            ttl_secs: None,
+        }
+    }
+
+    /// Keeps `n` versions per column.
+    pub fn max_versions(mut self, n: u32) -> FamilyDescriptor {
+        self.max_versions = n.max(1);
+        self
+    }
+
+    /// Expires cells after `secs` seconds.
+    pub fn ttl_secs(mut self, secs: u64) -> FamilyDescriptor {
+        self.ttl_secs = Some(secs);
+        self
+    }
+
+    fn to_pb(&self) -> pb::ColumnFamilySchema {
+        let pair = |k: &str, v: String| pb::BytesBytesPair {
+            first: Bytes::copy_from_slice(k.as_bytes()),
+            second: Bytes::from(v),
+        };
+        let mut attributes = vec![pair("VERSIONS", self.max_versions.to_string())];
+        if let Some(ttl) = self.ttl_secs {
+            attributes.push(pair("TTL", ttl.to_string()));
+        }
+        pb::ColumnFamilySchema {
+            name: self.name.clone(),
+            attributes,
+            configuration: Vec::new(),
+        }
+    }
+
+    fn from_pb(cf: &pb::ColumnFamilySchema) -> FamilyDescriptor {
+        let mut family = FamilyDescriptor::new(cf.name.clone());
+        for attr in &cf.attributes {
+            let value = String::from_utf8_lossy(&attr.second);
+            match &attr.first[..] {
+                b"VERSIONS" => family.max_versions = value.trim().parse().unwrap_or(1),
+                b"TTL" => {
+                    family.ttl_secs = value
+                        .split_whitespace()
+                        .next()
+                        .and_then(|v| v.parse::<u64>().ok())
+                        .filter(|&t| t < i32::MAX as u64)
+                }
+                _ => {}
+            }
+        }
+        family
+    }
+}
+
+/// A table's name and families.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableDescriptor {
+    /// The table.
+    pub name: TableName,
+    /// Its column families.
+    pub families: Vec<FamilyDescriptor>,
+}
+
+impl TableDescriptor {
+    /// A descriptor for `name` (`ns:table` or `table`) with the given families (default settings).
+    pub fn new(name: &str, families: &[&str]) -> Result<TableDescriptor> {
+        Ok(TableDescriptor {
+            name: TableName::parse(name).map_err(Error::invalid)?,
+            families: families
+                .iter()
+                .map(|f| FamilyDescriptor::new(Bytes::copy_from_slice(f.as_bytes())))
+                .collect(),
+        })
+    }
+
+    /// Adds a family.
+    pub fn family(mut self, family: FamilyDescriptor) -> TableDescriptor {
+        self.families.push(family);
+        self
+    }
+
+    fn to_pb(&self) -> pb::TableSchema {
+        pb::TableSchema {
+            table_name: Some(self.name.to_pb()),
+            attributes: Vec::new(),
+            column_families: self.families.iter().map(FamilyDescriptor::to_pb).collect(),
+            configuration: Vec::new(),
+        }
+    }
+}
+
+/// Table administration. Get one with [`Connection::admin`].
+#[derive(Clone)]
+pub struct Admin {
+    core: Arc<Core>,
+}
+
+impl std::fmt::Debug for Admin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Admin")
+    }
+}
+
+impl Connection {
+    /// Administration of tables and regions.
+    pub fn admin(&self) -> Admin {
+        Admin {
+            core: self.core.clone(),
+        }
+    }
+}
+
+fn parse_table(name: &str) -> Result<TableName> {
+    TableName::parse(name).map_err(|e| Error::invalid(format!("invalid table name: {e}")))
+}
+
+impl Admin {
+    /// Creates a table, pre-split at `split_keys`, and waits until the master finished.
+    pub async fn create_table(
+        &self,
+        descriptor: &TableDescriptor,
+        split_keys: &[&[u8]],
+    ) -> Result<()> {
+        if descriptor.families.is_empty() {
+            return Err(Error::invalid("a table needs at least one column family"));
+        }
+        let request = pb::CreateTableRequest {
+            table_schema: descriptor.to_pb(),
+            split_keys: split_keys
+                .iter()
+                .map(|k| Bytes::copy_from_slice(k))
+                .collect(),
+            nonce_group: Some(self.core.nonce_group),
+            nonce: Some(self.core.new_nonce()),
+        };
+        let response: pb::CreateTableResponse = self
+            .core
+            .master_call_retrying("CreateTable", &request)
+            .await?;
+        self.wait_procedure(response.proc_id).await?;
+        self.wait_table_available(&descriptor.name).await
+    }
+
+    /// Deletes a (disabled) table.
+    pub async fn delete_table(&self, table: &str) -> Result<()> {
+        let name = parse_table(table)?;
+        let request = pb::DeleteTableRequest {
+            table_name: name.to_pb(),
+            nonce_group: Some(self.core.nonce_group),
+            nonce: Some(self.core.new_nonce()),
+        };
+        let response: pb::DeleteTableResponse = self
+            .core
+            .master_call_retrying("DeleteTable", &request)
+            .await?;
+        self.wait_procedure(response.proc_id).await?;
+        self.core.locator.invalidate_table(&name);
+        Ok(())
+    }
+
+    /// Disables a table: its regions go offline; reads and writes fail with TableNotEnabled.
+    pub async fn disable_table(&self, table: &str) -> Result<()> {
+        let name = parse_table(table)?;
+        let request = pb::DisableTableRequest {
+            table_name: name.to_pb(),
+            nonce_group: Some(self.core.nonce_group),
+            nonce: Some(self.core.new_nonce()),
+        };
+        let response: pb::DisableTableResponse = self
+            .core
+            .master_call_retrying("DisableTable", &request)
+            .await?;
+        self.wait_procedure(response.proc_id).await?;
+        self.core.locator.invalidate_table(&name);
+        Ok(())
+    }
+
+    /// Enables a disabled table.
+    pub async fn enable_table(&self, table: &str) -> Result<()> {
+        let name = parse_table(table)?;
+        let request = pb::EnableTableRequest {
+            table_name: name.to_pb(),
+            nonce_group: Some(self.core.nonce_group),
+            nonce: Some(self.core.new_nonce()),
+        };
+        let response: pb::EnableTableResponse = self
+            .core
+            .master_call_retrying("EnableTable", &request)
+            .await?;
+        self.wait_procedure(response.proc_id).await?;
+        self.core.locator.invalidate_table(&name);
+        self.wait_table_available(&name).await
+    }
+
+    /// Whether the table exists.
+    pub async fn table_exists(&self, table: &str) -> Result<bool> {
+        let name = parse_table(table)?;
+        let request = pb::GetTableStateRequest {
+            table_name: name.to_pb(),
+        };
+        match self
+            .core
+            .master_call_retrying::<pb::GetTableStateResponse>("GetTableState", &request)
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == crate::ErrorKind::TableNotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether the table is enabled.
+    pub async fn is_table_enabled(&self, table: &str) -> Result<bool> {
+        let name = parse_table(table)?;
+        let request = pb::GetTableStateRequest {
+            table_name: name.to_pb(),
+        };
+        let response: pb::GetTableStateResponse = self
+            .core
+            .master_call_retrying("GetTableState", &request)
+            .await?;
+        Ok(response.table_state.state == pb::table_state::State::Enabled as i32)
+    }
+
+    /// Names of the user tables.
+    pub async fn list_tables(&self) -> Result<Vec<TableName>> {
+        let response: pb::GetTableNamesResponse = self
+            .core
+            .master_call_retrying("GetTableNames", &pb::GetTableNamesRequest::default())
+            .await?;
+        Ok(response
+            .table_names
+            .iter()
+            .map(TableName::from_pb)
+            .collect())
+    }
+
+    /// A table's descriptor.
+    pub async fn describe(&self, table: &str) -> Result<TableDescriptor> {
+        let name = parse_table(table)?;
+        let request = pb::GetTableDescriptorsRequest {
+            table_names: vec![name.to_pb()],
+            ..Default::default()
+        };
+        let response: pb::GetTableDescriptorsResponse = self
+            .core
+            .master_call_retrying("GetTableDescriptors", &request)
+            .await?;
+        let schema = response.table_schema.into_iter().next().ok_or_else(|| {
+            Error::remote(RemoteError {
+                class: "org.apache.hadoop.hbase.TableNotFoundException".into(),
+                message: name.to_string(),
+                do_not_retry: true,
+                server_overloaded: false,
+                moved_to: None,
+            })
+        })?;
+        Ok(TableDescriptor {
+            name,
+            families: schema
+                .column_families
+                .iter()
+                .map(FamilyDescriptor::from_pb)
+                .collect(),
+        })
+    }
+
+    /// Splits the region holding `row` at `split_point` (or at the region's middle if `None`).
+    pub async fn split_region(
+        &self,
+        table: &str,
+        row: &[u8],
+        split_point: Option<&[u8]>,
+    ) -> Result<()> {
+        let name = parse_table(table)?;
+        let loc = self.core.locate(&name, row, self.core.deadline()).await?;
+        let request = pb::SplitTableRegionRequest {
+            region_info: pb::RegionInfo {
+                region_id: region_id_of(&loc.name)?,
+                table_name: name.to_pb(),
+                start_key: Some(loc.start.clone()),
+                end_key: Some(loc.end.clone()),
+                ..Default::default()
+            },
+            split_row: split_point.map(Bytes::copy_from_slice),
+            nonce_group: Some(self.core.nonce_group),
+            nonce: Some(self.core.new_nonce()),
+        };
+        let response: pb::SplitTableRegionResponse = self
+            .core
+            .master_call_retrying("SplitRegion", &request)
+            .await?;
+        self.wait_procedure(response.proc_id).await?;
+        Ok(())
+    }
+
+    /// Moves the region holding `row` to another region server (`host:port`), or anywhere else
+    /// if `to` is `None`.
+    pub async fn move_region(&self, table: &str, row: &[u8], to: Option<&str>) -> Result<()> {
+        let name = parse_table(table)?;
+        let loc = self.core.locate(&name, row, self.core.deadline()).await?;
+        let encoded = hbclient_proto::meta::encoded_region_name(&loc.name);
+        let dest_server_name = match to {
+            Some(addr) => {
+                let (host, port) = addr
+                    .rsplit_once(':')
+                    .ok_or_else(|| Error::invalid(format!("{addr:?} is not host:port")))?;
+                Some(pb::ServerName {
+                    host_name: host.to_string(),
+                    port: Some(
+                        port.parse()
+                            .map_err(|_| Error::invalid(format!("bad port in {addr:?}")))?,
+                    ),
+                    start_code: None,
+                })
+            }
+            None => None,
+        };
+        let request = pb::MoveRegionRequest {
+            region: pb::RegionSpecifier {
+                r#type: pb::region_specifier::RegionSpecifierType::EncodedRegionName as i32,
+                value: Bytes::from(encoded),
+            },
+            dest_server_name,
+        };
+        let _: pb::MoveRegionResponse = self
+            .core
+            .master_call_retrying("MoveRegion", &request)
+            .await?;
+        Ok(())
+    }
+
+    /// Flushes the region holding `row` (memstore to files on a real cluster).
+    pub async fn flush_region(&self, table: &str, row: &[u8]) -> Result<()> {
+        let name = parse_table(table)?;
+        let loc = self.core.locate(&name, row, self.core.deadline()).await?;
+        let request = pb::FlushRegionRequest {
+            region: loc.specifier(),
+            ..Default::default()
+        };
+        let frame = self
+            .core
+            .pool
+            .call(
+                &loc.server,
+                Service::Admin,
+                "FlushRegion",
+                &request,
+                &[],
+                self.core.config.rpc_timeout,
+            )
+            .await?;
+        let _: pb::FlushRegionResponse = frame.body("FlushRegionResponse")?;
+        Ok(())
+    }
+
+    /// Asks for a (major) compaction of the region holding `row`.
+    pub async fn compact_region(&self, table: &str, row: &[u8], major: bool) -> Result<()> {
+        let name = parse_table(table)?;
+        let loc = self.core.locate(&name, row, self.core.deadline()).await?;
+        let request = pb::CompactRegionRequest {
+            region: loc.specifier(),
+            major: Some(major),
+            family: None,
+        };
+        let frame = self
+            .core
+            .pool
+            .call(
+                &loc.server,
+                Service::Admin,
+                "CompactRegion",
+                &request,
+                &[],
+                self.core.config.rpc_timeout,
+            )
+            .await?;
+        let _: pb::CompactRegionResponse = frame.body("CompactRegionResponse")?;
+        Ok(())
+    }
+
+    /// Polls a procedure until it finished; its failure becomes the error.
+    async fn wait_procedure(&self, proc_id: Option<u64>) -> Result<()> {
+        let Some(proc_id) = proc_id else {
+            return Ok(());
+        };
+        let deadline = self.core.deadline();
+        let mut tries = 0;
+        loop {
+            let request = pb::GetProcedureResultRequest { proc_id };
+            let response: pb::GetProcedureResultResponse = self
+                .core
+                .master_call_retrying("getProcedureResult", &request)
+                .await?;
+            use pb::get_procedure_result_response::State;
+            match State::try_from(response.state) {
+                Ok(State::Finished) => {
+                    if let Some(e) = response
+                        .exception
+                        .as_ref()
+                        .and_then(|e| e.generic_exception.as_ref())
+                    {
+                        return Err(Error::remote(RemoteError {
+                            class: e.class_name.clone().unwrap_or_default(),
+                            message: e.message.clone().unwrap_or_default(),
+                            do_not_retry: true,
+                            server_overloaded: false,
+                            moved_to: None,
+                        }));
+                    }
+                    return Ok(());
+                }
+                // Unknown or already cleaned up: HBase treats this as done too.
+                Ok(State::NotFound) => return Ok(()),
+                _ => {}
+            }
+            let pause = pause_time(Duration::from_millis(50), tries).min(Duration::from_secs(1));
+            if pause >= deadline.remaining() {
+                return Err(Error::timeout(format!(
+                    "procedure {proc_id} did not finish in time"
+                )));
+            }
+            tokio::time::sleep(pause).await;
+            tries += 1;
+        }
+    }
+
+    /// Waits until every region of the table is assigned (as HBase's admin does after create).
+    async fn wait_table_available(&self, table: &TableName) -> Result<()> {
+        let core = &self.core;
+        with_retries(
+            core.policy(),
+            core.deadline(),
+            || {},
+            |_, deadline| async move {
+                core.locator.invalidate_table(table);
+                core.locate(table, b"", deadline).await.map(|_| ())
+            },
+        )
+        .await
+    }
+}
+
+/// The region id inside a region name (`<table>,<start>,<id>.<md5>.`).
+fn region_id_of(region_name: &[u8]) -> Result<u64> {
+    let without_suffix = region_name.strip_suffix(b".").unwrap_or(region_name);
+    let before_md5 = match without_suffix.iter().rposition(|&b| b == b'.') {
+        Some(i) => &without_suffix[..i],
+        None => without_suffix,
+    };
+    let id = before_md5.rsplit(|&b| b == b',').next().unwrap_or_default();
+    let id = id.split(|&b| b == b'_').next().unwrap_or_default();
+    std::str::from_utf8(id)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| {
+            Error::protocol(format!(
+                "cannot read the region id of {}",
+                String::from_utf8_lossy(region_name)
+            ))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn region_ids() {
+        let table = TableName::parse("t").unwrap();
+        let name = hbclient_proto::meta::region_name(&table, b"a,b", 1700000000123, 0);
+        assert_eq!(region_id_of(&name).unwrap(), 1700000000123);
+    }
+
+    #[test]
+    fn families_round_trip() {
+        let f = FamilyDescriptor::new("f").max_versions(3).ttl_secs(60);
+        assert_eq!(FamilyDescriptor::from_pb(&f.to_pb()), f);
+    }
+}

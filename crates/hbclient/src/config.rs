@@ -1,0 +1,411 @@
+//! Client configuration, settable with typed methods or with HBase's own key names, with HBase
+//! 2.x defaults.
+//!
+//! ```
+//! use hbclient::Config;
+//! let config = Config::builder()
+//!     .set("hbase.zookeeper.quorum", "zk1,zk2:2182").unwrap()
+//!     .set("hbase.client.retries.number", "5").unwrap()
+//!     .build();
+//! assert_eq!(config.retries(), 5);
+//! ```
+
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+
+/// How the client finds hbase:meta and the master.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Discovery {
+    /// ZooKeeper (`hbase.zookeeper.quorum`, `zookeeper.znode.parent`): HBase 2.x's default.
+    ZooKeeper {
+        /// `host:port` entries (port 2181 when left out).
+        quorum: Vec<String>,
+        /// Base znode, `/hbase` by default.
+        znode_parent: String,
+    },
+    /// ZooKeeper-free: ask any of these servers (masters or, from HBase 2.5, region servers)
+    /// through `ClientMetaService` (`hbase.client.bootstrap.servers`). HBase 3.x's default.
+    Rpc {
+        /// `host:port` of bootstrap servers.
+        bootstrap: Vec<String>,
+    },
+}
+
+/// Client settings. Build with [`Config::builder`]; clone freely.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub(crate) discovery: Discovery,
+    pub(crate) user: String,
+    pub(crate) retries: u32,
+    pub(crate) pause: Duration,
+    pub(crate) pause_overloaded: Duration,
+    pub(crate) rpc_timeout: Duration,
+    pub(crate) operation_timeout: Duration,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) pool_size: usize,
+    pub(crate) scanner_caching: u32,
+    pub(crate) scanner_max_result_size: u64,
+    pub(crate) scanner_timeout: Duration,
+    pub(crate) write_buffer: usize,
+    pub(crate) write_buffer_periodic_flush: Option<Duration>,
+    pub(crate) write_buffer_max_in_flight: usize,
+    pub(crate) keyvalue_maxsize: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            discovery: Discovery::ZooKeeper {
+                quorum: vec!["127.0.0.1:2181".into()],
+                znode_parent: "/hbase".into(),
+            },
+            user: std::env::var("USER").unwrap_or_else(|_| "hbclient".into()),
+            retries: 15,
+            pause: Duration::from_millis(100),
+            pause_overloaded: Duration::from_millis(100),
+            rpc_timeout: Duration::from_secs(60),
+            operation_timeout: Duration::from_secs(1200),
+            connect_timeout: Duration::from_secs(10),
+            pool_size: 1,
+            scanner_caching: i32::MAX as u32,
+            scanner_max_result_size: 2 * 1024 * 1024,
+            scanner_timeout: Duration::from_secs(60),
+            write_buffer: 2 * 1024 * 1024,
+            write_buffer_periodic_flush: None,
+            write_buffer_max_in_flight: 8 * 2 * 1024 * 1024,
+            keyvalue_maxsize: 10 * 1024 * 1024,
+        }
+    }
+}
+
+impl Config {
+    /// A builder starting from HBase's defaults (ZooKeeper on `127.0.0.1:2181`).
+    pub fn builder() -> ConfigBuilder {
+        ConfigBuilder {
+            config: Config::default(),
+            registry_impl: None,
+            quorum: None,
+            bootstrap: None,
+            client_port: None,
+            znode_parent: None,
+        }
+    }
+
+    /// Discovery through ZooKeeper at `quorum` (`host[:port],...`).
+    pub fn zookeeper(quorum: &str) -> Config {
+        Config::builder().zookeeper(quorum).build()
+    }
+
+    /// ZooKeeper-free discovery through these bootstrap servers (`host:port,...`).
+    pub fn bootstrap(servers: &str) -> Config {
+        Config::builder().bootstrap(servers).build()
+    }
+
+    /// How the cluster is found.
+    pub fn discovery(&self) -> &Discovery {
+        &self.discovery
+    }
+
+    /// `hbase.client.retries.number`.
+    pub fn retries(&self) -> u32 {
+        self.retries
+    }
+
+    /// `hbase.client.pause`.
+    pub fn pause(&self) -> Duration {
+        self.pause
+    }
+
+    /// `hbase.rpc.timeout`.
+    pub fn rpc_timeout(&self) -> Duration {
+        self.rpc_timeout
+    }
+
+    /// `hbase.client.operation.timeout`.
+    pub fn operation_timeout(&self) -> Duration {
+        self.operation_timeout
+    }
+
+    /// `hbase.client.write.buffer`.
+    pub fn write_buffer(&self) -> usize {
+        self.write_buffer
+    }
+
+    /// `hbase.client.keyvalue.maxsize` (0: no limit).
+    pub fn keyvalue_maxsize(&self) -> usize {
+        self.keyvalue_maxsize
+    }
+
+    /// `hbase.client.ipc.pool.size`.
+    pub fn pool_size(&self) -> usize {
+        self.pool_size
+    }
+}
+
+/// Builds a [`Config`]; see [`ConfigBuilder::set`] for the HBase keys it understands.
+#[derive(Debug, Clone)]
+pub struct ConfigBuilder {
+    config: Config,
+    registry_impl: Option<String>,
+    quorum: Option<String>,
+    bootstrap: Option<String>,
+    client_port: Option<u16>,
+    znode_parent: Option<String>,
+}
+
+fn millis(key: &str, value: &str) -> Result<Duration> {
+    Ok(Duration::from_millis(number(key, value)?))
+}
+
+fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
+    value
+        .trim()
+        .parse()
+        .map_err(|_| Error::invalid(format!("{key}: {value:?} is not a valid number")))
+}
+
+impl ConfigBuilder {
+    /// Sets a value by its HBase key. Unknown keys are an error, so typos do not pass silently.
+    ///
+    /// Keys: `hbase.zookeeper.quorum`, `hbase.zookeeper.property.clientPort`,
+    /// `zookeeper.znode.parent`, `hbase.client.bootstrap.servers` (and the older `hbase.masters`),
+    /// `hbase.client.registry.impl`, `hbase.client.retries.number`, `hbase.client.pause`,
+    /// `hbase.client.pause.server.overloaded` (and `hbase.client.pause.cqtbe`), `hbase.rpc.timeout`,
+    /// `hbase.client.operation.timeout`, `hbase.client.meta.operation.timeout` (same clock as
+    /// operations here), `hbase.ipc.client.socket.timeout.connect`, `hbase.client.ipc.pool.size`,
+    /// `hbase.client.scanner.caching`, `hbase.client.scanner.max.result.size`,
+    /// `hbase.client.scanner.timeout.period`, `hbase.client.write.buffer`,
+    /// `hbase.client.write.buffer.periodicflush.timeout.ms`, `hbase.client.write.buffer.maxinflight`,
+    /// `hbase.client.keyvalue.maxsize`, `hbase.client.user` (the user name sent to the server).
+    pub fn set(mut self, key: &str, value: &str) -> Result<ConfigBuilder> {
+        let c = &mut self.config;
+        match key {
+            "hbase.zookeeper.quorum" => self.quorum = Some(value.to_string()),
+            "hbase.zookeeper.property.clientPort" => self.client_port = Some(number(key, value)?),
+            "zookeeper.znode.parent" => self.znode_parent = Some(value.to_string()),
+            "hbase.client.bootstrap.servers" | "hbase.masters" => {
+                self.bootstrap = Some(value.to_string())
+            }
+            "hbase.client.registry.impl" => self.registry_impl = Some(value.to_string()),
+            "hbase.client.retries.number" => c.retries = number(key, value)?,
+            "hbase.client.pause" => {
+                c.pause = millis(key, value)?;
+                c.pause_overloaded = c.pause;
+            }
+            "hbase.client.pause.server.overloaded" | "hbase.client.pause.cqtbe" => {
+                c.pause_overloaded = millis(key, value)?
+            }
+            "hbase.rpc.timeout" => c.rpc_timeout = millis(key, value)?,
+            "hbase.client.operation.timeout" | "hbase.client.meta.operation.timeout" => {
+                c.operation_timeout = millis(key, value)?
+            }
+            "hbase.ipc.client.socket.timeout.connect" => c.connect_timeout = millis(key, value)?,
+            "hbase.client.ipc.pool.size" => c.pool_size = number::<usize>(key, value)?.max(1),
+            "hbase.client.scanner.caching" => c.scanner_caching = number(key, value)?,
+            "hbase.client.scanner.max.result.size" => {
+                c.scanner_max_result_size = number(key, value)?
+            }
+            "hbase.client.scanner.timeout.period" => c.scanner_timeout = millis(key, value)?,
+            "hbase.client.write.buffer" => c.write_buffer = number(key, value)?,
+            "hbase.client.write.buffer.periodicflush.timeout.ms" => {
+                let ms: u64 = number(key, value)?;
+                c.write_buffer_periodic_flush = (ms > 0).then(|| Duration::from_millis(ms));
+            }
+            "hbase.client.write.buffer.maxinflight" => {
+                c.write_buffer_max_in_flight = number(key, value)?
+            }
+            "hbase.client.keyvalue.maxsize" => {
+                let max: i64 = number(key, value)?;
+                c.keyvalue_maxsize = if max <= 0 { 0 } else { max as usize };
+            }
+            "hbase.client.user" => c.user = value.to_string(),
+            _ => return Err(Error::invalid(format!("unknown configuration key {key:?}"))),
+        }
+        Ok(self)
+    }
+
+    /// Sets every pair, stopping at the first invalid one.
+    pub fn set_all<'a>(
+        mut self,
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<ConfigBuilder> {
+        for (k, v) in pairs {
+            self = self.set(k, v)?;
+        }
+        Ok(self)
+    }
+
+    /// ZooKeeper discovery at `quorum` (`host[:port],...`).
+    pub fn zookeeper(mut self, quorum: &str) -> ConfigBuilder {
+        self.quorum = Some(quorum.to_string());
+        self.bootstrap = None;
+        self.registry_impl = None;
+        self
+    }
+
+    /// ZooKeeper-free discovery through bootstrap servers (`host:port,...`).
+    pub fn bootstrap(mut self, servers: &str) -> ConfigBuilder {
+        self.bootstrap = Some(servers.to_string());
+        self.quorum = None;
+        self.registry_impl = None;
+        self
+    }
+
+    /// Retries after the first attempt (`hbase.client.retries.number`).
+    pub fn retries(mut self, retries: u32) -> ConfigBuilder {
+        self.config.retries = retries;
+        self
+    }
+
+    /// Base pause between retries (`hbase.client.pause`); multiplied by HBase's backoff table.
+    pub fn pause(mut self, pause: Duration) -> ConfigBuilder {
+        self.config.pause = pause;
+        self.config.pause_overloaded = pause;
+        self
+    }
+
+    /// Timeout of one RPC (`hbase.rpc.timeout`).
+    pub fn rpc_timeout(mut self, timeout: Duration) -> ConfigBuilder {
+        self.config.rpc_timeout = timeout;
+        self
+    }
+
+    /// Deadline of a whole operation, retries and lookups included (`hbase.client.operation.timeout`).
+    pub fn operation_timeout(mut self, timeout: Duration) -> ConfigBuilder {
+        self.config.operation_timeout = timeout;
+        self
+    }
+
+    /// TCP connections per server (`hbase.client.ipc.pool.size`); each multiplexes many calls.
+    pub fn pool_size(mut self, size: usize) -> ConfigBuilder {
+        self.config.pool_size = size.max(1);
+        self
+    }
+
+    /// Byte threshold at which a `BufferedMutator` flushes (`hbase.client.write.buffer`).
+    pub fn write_buffer(mut self, bytes: usize) -> ConfigBuilder {
+        self.config.write_buffer = bytes;
+        self
+    }
+
+    /// The user name announced to the server (SIMPLE authentication).
+    pub fn user(mut self, user: &str) -> ConfigBuilder {
+        self.config.user = user.to_string();
+        self
+    }
+
+    /// The finished configuration.
+    pub fn build(mut self) -> Config {
+        let use_zk = match self.registry_impl.as_deref() {
+            Some(i) if i.ends_with("ZKConnectionRegistry") => true,
+            Some(i) if i.ends_with("RpcConnectionRegistry") || i.ends_with("MasterRegistry") => {
+                false
+            }
+            _ => self.bootstrap.is_none(),
+        };
+        let parent = self.znode_parent.take().unwrap_or_else(|| "/hbase".into());
+        self.config.discovery = if use_zk {
+            let port = self.client_port.unwrap_or(2181);
+            let quorum = self.quorum.as_deref().unwrap_or("127.0.0.1");
+            Discovery::ZooKeeper {
+                quorum: split_hosts(quorum, port),
+                znode_parent: parent,
+            }
+        } else {
+            Discovery::Rpc {
+                bootstrap: split_hosts(self.bootstrap.as_deref().unwrap_or_default(), 16020),
+            }
+        };
+        self.config
+    }
+}
+
+/// Splits `a,b:1` into `host:port` entries, adding `default_port` where none is given.
+fn split_hosts(list: &str, default_port: u16) -> Vec<String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+        .map(|h| {
+            if h.contains(':') {
+                h.to_string()
+            } else {
+                format!("{h}:{default_port}")
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_hbase_2() {
+        let c = Config::default();
+        assert_eq!(c.retries, 15);
+        assert_eq!(c.pause, Duration::from_millis(100));
+        assert_eq!(c.rpc_timeout, Duration::from_secs(60));
+        assert_eq!(c.operation_timeout, Duration::from_secs(1200));
+        assert_eq!(c.write_buffer, 2 * 1024 * 1024);
+        assert_eq!(c.keyvalue_maxsize, 10 * 1024 * 1024);
+        assert_eq!(c.scanner_max_result_size, 2 * 1024 * 1024);
+        assert_eq!(c.pool_size, 1);
+    }
+
+    #[test]
+    fn hbase_keys() {
+        let c = Config::builder()
+            .set_all([
+                ("hbase.zookeeper.quorum", "a,b:2182"),
+                ("hbase.zookeeper.property.clientPort", "2999"),
+                ("zookeeper.znode.parent", "/hb"),
+                ("hbase.rpc.timeout", "1500"),
+                ("hbase.client.keyvalue.maxsize", "-1"),
+                ("hbase.client.ipc.pool.size", "3"),
+            ])
+            .unwrap()
+            .build();
+        assert_eq!(
+            c.discovery,
+            Discovery::ZooKeeper {
+                quorum: vec!["a:2999".into(), "b:2182".into()],
+                znode_parent: "/hb".into()
+            }
+        );
+        assert_eq!(c.rpc_timeout, Duration::from_millis(1500));
+        assert_eq!(c.keyvalue_maxsize, 0);
+        assert_eq!(c.pool_size, 3);
+        assert!(Config::builder().set("hbase.rpc.timeout", "soon").is_err());
+        assert!(Config::builder().set("hbase.no.such.key", "1").is_err());
+    }
+
+    #[test]
+    fn registry_selection() {
+        let rpc = Config::builder()
+            .set("hbase.client.bootstrap.servers", "h1:16020,h2")
+            .unwrap()
+            .build();
+        assert_eq!(
+            rpc.discovery,
+            Discovery::Rpc {
+                bootstrap: vec!["h1:16020".into(), "h2:16020".into()]
+            }
+        );
+        let forced_zk = Config::builder()
+            .set_all([
+                ("hbase.client.bootstrap.servers", "h1:16020"),
+                (
+                    "hbase.client.registry.impl",
+                    "org.apache.hadoop.hbase.client.ZKConnectionRegistry",
+                ),
+            ])
+            .unwrap()
+            .build();
+        assert!(matches!(forced_zk.discovery, Discovery::ZooKeeper { .. }));
+        assert!(matches!(
+            Config::bootstrap("x:1").discovery,
+            Discovery::Rpc { .. }
+        ));
+    }
+}

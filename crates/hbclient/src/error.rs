@@ -1,0 +1,312 @@
+//! The one public error type: what went wrong ([`ErrorKind`]), whether a retry can help, and the
+//! server's exception when there was one.
+//!
+//! `Error` is a pointer-sized, cheaply cloned handle, so one connection failure can be handed to
+//! every call that was waiting on it.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// What kind of failure an [`Error`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The caller passed something HBase would reject (empty row, oversized cell, bad name...).
+    InvalidArgument,
+    /// Could not connect, or the connection broke while the call was pending.
+    Connection,
+    /// The call or the whole operation ran out of time.
+    Timeout,
+    /// The server answered with an exception (see [`Error::remote`]).
+    Remote,
+    /// The table does not exist.
+    TableNotFound,
+    /// The table exists but is disabled.
+    TableNotEnabled,
+    /// A column family the table does not have.
+    NoSuchColumnFamily,
+    /// The peer sent bytes that do not decode (a protocol violation).
+    Protocol,
+    /// The connection was closed by the user.
+    Closed,
+    /// A blocking call was made from inside an async runtime.
+    BlockingInAsync,
+}
+
+/// An exception reported by an HBase server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteError {
+    /// Fully qualified Java class name, e.g. `org.apache.hadoop.hbase.NotServingRegionException`.
+    pub class: String,
+    /// The exception message (first line of the server's stack trace, class name removed).
+    pub message: String,
+    /// The server marked it "do not retry".
+    pub do_not_retry: bool,
+    /// The server is overloaded (CallQueueTooBig, CallDropped): back off longer.
+    pub server_overloaded: bool,
+    /// For `RegionMovedException`: `host:port` of the region's new server.
+    pub moved_to: Option<String>,
+}
+
+/// Exception classes after which the cached region location is wrong.
+const RELOCATE: &[&str] = &[
+    "org.apache.hadoop.hbase.NotServingRegionException",
+    "org.apache.hadoop.hbase.exceptions.RegionMovedException",
+    "org.apache.hadoop.hbase.exceptions.RegionOpeningException",
+    "org.apache.hadoop.hbase.regionserver.RegionServerStoppedException",
+    "org.apache.hadoop.hbase.regionserver.RegionServerAbortedException",
+    "org.apache.hadoop.hbase.regionserver.WrongRegionException",
+    "org.apache.hadoop.hbase.ipc.ServerNotRunningYetException",
+];
+
+/// Exception classes that must not be retried although the server did not flag them.
+const NEVER_RETRY: &[&str] = &[
+    "org.apache.hadoop.hbase.DoNotRetryIOException",
+    "org.apache.hadoop.hbase.TableNotFoundException",
+    "org.apache.hadoop.hbase.TableNotEnabledException",
+    "org.apache.hadoop.hbase.TableNotDisabledException",
+    "org.apache.hadoop.hbase.TableExistsException",
+    "org.apache.hadoop.hbase.NamespaceNotFoundException",
+    "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException",
+    "org.apache.hadoop.hbase.exceptions.FailedSanityCheckException",
+    "org.apache.hadoop.hbase.security.AccessDeniedException",
+    "org.apache.hadoop.hbase.UnknownScannerException",
+    "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException",
+    "org.apache.hadoop.hbase.ipc.FatalConnectionException",
+    "org.apache.hadoop.hbase.ipc.WrongVersionException",
+    "org.apache.hadoop.hbase.ipc.BadAuthException",
+    "org.apache.hadoop.hbase.ipc.UnsupportedCellCodecException",
+    "org.apache.hadoop.hbase.ipc.UnknownServiceException",
+];
+
+impl RemoteError {
+    /// True when the region's cached location must be dropped before retrying.
+    pub fn needs_relocation(&self) -> bool {
+        RELOCATE.contains(&self.class.as_str())
+    }
+
+    /// True when a retry may succeed.
+    pub fn is_retriable(&self) -> bool {
+        !self.do_not_retry && !NEVER_RETRY.contains(&self.class.as_str())
+    }
+
+    /// The class name without its package.
+    pub fn short_class(&self) -> &str {
+        self.class.rsplit('.').next().unwrap_or(&self.class)
+    }
+}
+
+#[derive(Debug)]
+struct Inner {
+    kind: ErrorKind,
+    message: String,
+    remote: Option<RemoteError>,
+    context: Vec<(&'static str, String)>,
+    retriable: bool,
+}
+
+/// An hbclient error. Cheap to clone; compare with [`Error::kind`].
+#[derive(Clone)]
+pub struct Error {
+    inner: Arc<Inner>,
+}
+
+impl Error {
+    /// A new error of `kind`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        let retriable = matches!(kind, ErrorKind::Connection | ErrorKind::Timeout);
+        Error {
+            inner: Arc::new(Inner {
+                kind,
+                message: message.into(),
+                remote: None,
+                context: Vec::new(),
+                retriable,
+            }),
+        }
+    }
+
+    /// An error for an exception the server sent.
+    pub fn remote(remote: RemoteError) -> Error {
+        let kind = match remote.class.as_str() {
+            "org.apache.hadoop.hbase.TableNotFoundException" => ErrorKind::TableNotFound,
+            "org.apache.hadoop.hbase.TableNotEnabledException" => ErrorKind::TableNotEnabled,
+            "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException" => {
+                ErrorKind::NoSuchColumnFamily
+            }
+            _ => ErrorKind::Remote,
+        };
+        Error {
+            inner: Arc::new(Inner {
+                kind,
+                message: format!("{}: {}", remote.short_class(), remote.message),
+                retriable: remote.is_retriable(),
+                remote: Some(remote),
+                context: Vec::new(),
+            }),
+        }
+    }
+
+    /// Shorthand for [`ErrorKind::InvalidArgument`].
+    pub fn invalid(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::InvalidArgument, message)
+    }
+
+    /// Shorthand for [`ErrorKind::Protocol`].
+    pub fn protocol(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Protocol, message)
+    }
+
+    /// Shorthand for [`ErrorKind::Connection`].
+    pub fn connection(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Connection, message)
+    }
+
+    /// Shorthand for [`ErrorKind::Timeout`].
+    pub fn timeout(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Timeout, message)
+    }
+
+    /// What kind of error this is.
+    pub fn kind(&self) -> ErrorKind {
+        self.inner.kind
+    }
+
+    /// True when retrying the operation may succeed (connection trouble, timeouts, and server
+    /// exceptions that HBase does not mark as final).
+    pub fn is_retriable(&self) -> bool {
+        self.inner.retriable
+    }
+
+    /// The server's exception, if the server reported one.
+    pub fn remote_error(&self) -> Option<&RemoteError> {
+        self.inner.remote.as_ref()
+    }
+
+    /// The Java class of the server's exception, if any.
+    pub fn remote_class(&self) -> Option<&str> {
+        self.inner.remote.as_ref().map(|r| r.class.as_str())
+    }
+
+    /// The message, without context.
+    pub fn message(&self) -> &str {
+        &self.inner.message
+    }
+
+    /// Context entries (`table`, `region`, `server`, ...) attached while the error travelled up.
+    pub fn context(&self) -> &[(&'static str, String)] {
+        &self.inner.context
+    }
+
+    /// Returns the error with one more context entry.
+    pub fn with_context(self, key: &'static str, value: impl Into<String>) -> Error {
+        let value = value.into();
+        let mut inner = match Arc::try_unwrap(self.inner) {
+            Ok(inner) => inner,
+            Err(shared) => Inner {
+                kind: shared.kind,
+                message: shared.message.clone(),
+                remote: shared.remote.clone(),
+                context: shared.context.clone(),
+                retriable: shared.retriable,
+            },
+        };
+        if !inner.context.iter().any(|(k, _)| *k == key) {
+            inner.context.push((key, value));
+        }
+        Error {
+            inner: Arc::new(inner),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.inner.message)?;
+        for (key, value) in &self.inner.context {
+            write!(f, " [{key}={value}]")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.inner.kind)
+            .field("message", &self.inner.message)
+            .field("remote", &self.inner.remote)
+            .field("context", &self.inner.context)
+            .finish()
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<hbclient_proto::DecodeError> for Error {
+    fn from(e: hbclient_proto::DecodeError) -> Error {
+        Error::protocol(e.to_string())
+    }
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn remote(class: &str, do_not_retry: bool) -> RemoteError {
+        RemoteError {
+            class: class.into(),
+            message: "m".into(),
+            do_not_retry,
+            server_overloaded: false,
+            moved_to: None,
+        }
+    }
+
+    #[test]
+    fn error_is_one_pointer() {
+        assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
+        assert_eq!(
+            std::mem::size_of::<Result<()>>(),
+            std::mem::size_of::<usize>()
+        );
+    }
+
+    #[test]
+    fn classification() {
+        let nsre = Error::remote(remote(
+            "org.apache.hadoop.hbase.NotServingRegionException",
+            false,
+        ));
+        assert!(nsre.is_retriable());
+        assert!(nsre.remote_error().unwrap().needs_relocation());
+        assert_eq!(nsre.kind(), ErrorKind::Remote);
+        let busy = Error::remote(remote(
+            "org.apache.hadoop.hbase.RegionTooBusyException",
+            false,
+        ));
+        assert!(busy.is_retriable() && !busy.remote_error().unwrap().needs_relocation());
+        let flagged = Error::remote(remote("com.example.Custom", true));
+        assert!(!flagged.is_retriable());
+        let tnf = Error::remote(remote(
+            "org.apache.hadoop.hbase.TableNotFoundException",
+            false,
+        ));
+        assert_eq!(tnf.kind(), ErrorKind::TableNotFound);
+        assert!(!tnf.is_retriable());
+        assert!(Error::connection("x").is_retriable());
+        assert!(!Error::invalid("x").is_retriable());
+    }
+
+    #[test]
+    fn context_is_shown_once() {
+        let e = Error::timeout("late")
+            .with_context("table", "t")
+            .with_context("table", "u")
+            .with_context("server", "s:1");
+        assert_eq!(e.to_string(), "late [table=t] [server=s:1]");
+    }
+}

@@ -1,0 +1,45 @@
+//! hbclient: a native, async-first Apache HBase client.
+//!
+//! It speaks HBase's own RPC protocol over one multiplexed, pipelined TCP connection per region
+//! server: many calls in flight at once, call ids from an atomic counter, and no lock taken by
+//! callers to send. Regions are found through hbase:meta and cached; operations retry with
+//! HBase's backoff within one operation deadline.
+//!
+//! ```no_run
+//! use futures::TryStreamExt;
+//! use hbclient::{Config, Connection, Get, Put, Scan};
+//!
+//! # async fn demo() -> hbclient::Result<()> {
+//! let conn = Connection::connect(Config::zookeeper("127.0.0.1:2181")).await?;
+//! let table = conn.table("users")?;
+//! table.put(Put::new("u1").add("f", "name", "Ada")).await?;
+//! let row = table.get(Get::new("u1")).await?;
+//! println!("{:?}", row.value(b"f", b"name"));
+//! let rows: Vec<_> = table.scan(Scan::new().prefix("u")).try_collect().await?;
+//! println!("{} rows", rows.len());
+//! # Ok(()) }
+//! ```
+
+mod admin;
+mod client;
+mod codec;
+mod config;
+mod error;
+mod locate;
+mod metrics;
+mod retry;
+mod rpc;
+mod table;
+
+pub use admin::{Admin, FamilyDescriptor, TableDescriptor};
+pub use client::Connection;
+pub use config::{Config, ConfigBuilder, Discovery};
+pub use error::{Error, ErrorKind, RemoteError, Result};
+pub use hbclient_proto::cell::{Cell, CellType, LATEST_TIMESTAMP};
+pub use hbclient_proto::meta::TableName;
+pub use metrics::MetricsSnapshot;
+pub use table::{
+    Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Delete,
+    Durability, Filter, Get, Increment, ListOp, Mutation, Put, RowMutations, RowResult, Scan,
+    Scanner,
+};

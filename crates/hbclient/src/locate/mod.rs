@@ -1,0 +1,493 @@
+//! Region location: which region server serves (table, row).
+//!
+//! Locations are cached per table, ordered by start key. A miss costs one reversed scan of
+//! hbase:meta, as HBase's own clients do it; concurrent misses on one table share the lookups
+//! (one at a time per table, each re-checking the cache first). Stale entries are dropped on
+//! NotServingRegion-style errors and connection failures, and rewritten on RegionMoved.
+
+mod registry;
+mod zk;
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Bound;
+use std::sync::{Arc, Mutex, RwLock};
+
+use bytes::Bytes;
+use hbclient_proto::cell::Cell;
+use hbclient_proto::meta::{self, TableName};
+use hbclient_proto::pb;
+use std::sync::atomic::Ordering;
+
+pub(crate) use registry::Registry;
+
+use crate::codec::scan_results;
+use crate::error::{Error, ErrorKind, Result};
+use crate::retry::Deadline;
+use crate::rpc::{RpcPool, Service};
+
+/// Where one region is served.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RegionLocation {
+    pub(crate) table: TableName,
+    /// Full region name (sent as the RegionSpecifier).
+    pub(crate) name: Bytes,
+    pub(crate) start: Bytes,
+    /// Exclusive; empty for the table's last region.
+    pub(crate) end: Bytes,
+    /// `host:port` of the region server.
+    pub(crate) server: String,
+}
+
+impl RegionLocation {
+    pub(crate) fn contains(&self, row: &[u8]) -> bool {
+        row >= &self.start[..] && (self.end.is_empty() || row < &self.end[..])
+    }
+
+    /// The region specifier for requests.
+    pub(crate) fn specifier(&self) -> pb::RegionSpecifier {
+        pb::RegionSpecifier {
+            r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+            value: self.name.clone(),
+        }
+    }
+}
+
+type TableCache = BTreeMap<Bytes, Arc<RegionLocation>>;
+
+/// Which region a lookup wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Want<'a> {
+    /// The region holding this row.
+    At(&'a [u8]),
+    /// The region just before this row (its end key is the row): reversed scans step back.
+    Before(&'a [u8]),
+    /// The table's last region: reversed scans from the end.
+    Last,
+}
+
+impl Want<'_> {
+    /// Whether `loc` is the region wanted.
+    fn matches(&self, loc: &RegionLocation) -> bool {
+        match *self {
+            Want::At(row) => loc.contains(row),
+            Want::Before(row) => {
+                loc.start[..] < *row && (loc.end.is_empty() || loc.end[..] >= *row)
+            }
+            Want::Last => loc.end.is_empty(),
+        }
+    }
+
+    /// Start row of the reversed meta scan: it sorts just after the wanted region's row.
+    fn meta_key(&self, table: &TableName) -> Bytes {
+        match *self {
+            Want::At(row) => meta::meta_search_key(table, row),
+            Want::Before(row) => {
+                let mut key = table.to_bytes().to_vec();
+                key.push(b',');
+                key.extend_from_slice(row);
+                key.extend_from_slice(b",00000000000000");
+                key.into()
+            }
+            // No comma: the table part alone sorts after every region row of the table.
+            Want::Last => {
+                let mut key = table.to_bytes().to_vec();
+                key.push(0);
+                key.into()
+            }
+        }
+    }
+}
+
+/// The location cache and the lookups that fill it.
+#[derive(Debug, Default)]
+pub(crate) struct Locator {
+    cache: RwLock<HashMap<TableName, TableCache>>,
+    lookups: Mutex<HashMap<TableName, Arc<tokio::sync::Mutex<()>>>>,
+    meta: RwLock<Option<String>>,
+}
+
+impl Locator {
+    /// The cached location of `row`, if any.
+    #[cfg(test)]
+    pub(crate) fn cached(&self, table: &TableName, row: &[u8]) -> Option<Arc<RegionLocation>> {
+        self.cached_for(table, Want::At(row))
+    }
+
+    fn cached_for(&self, table: &TableName, want: Want<'_>) -> Option<Arc<RegionLocation>> {
+        let cache = self.cache.read().unwrap_or_else(|e| e.into_inner());
+        let regions = cache.get(table)?;
+        let candidate = match want {
+            Want::At(row) => regions
+                .range::<[u8], _>((Bound::Unbounded, Bound::Included(row)))
+                .next_back(),
+            Want::Before(row) => regions
+                .range::<[u8], _>((Bound::Unbounded, Bound::Excluded(row)))
+                .next_back(),
+            Want::Last => regions.iter().next_back(),
+        };
+        let (_, loc) = candidate?;
+        want.matches(loc).then(|| loc.clone())
+    }
+
+    fn insert(&self, loc: RegionLocation) -> Arc<RegionLocation> {
+        let loc = Arc::new(loc);
+        let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
+        let regions = cache.entry(loc.table.clone()).or_default();
+        // Drop cached regions that overlap the new one (they were split or merged away).
+        let stale: Vec<Bytes> = regions
+            .values()
+            .filter(|r| overlaps(r, &loc))
+            .map(|r| r.start.clone())
+            .collect();
+        for start in stale {
+            regions.remove(&start);
+        }
+        regions.insert(loc.start.clone(), loc.clone());
+        loc
+    }
+
+    /// Forgets one region's location (unless it was already replaced by a newer one).
+    pub(crate) fn invalidate(&self, loc: &RegionLocation) {
+        let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(regions) = cache.get_mut(&loc.table) {
+            if regions
+                .get(&loc.start)
+                .is_some_and(|r| r.name == loc.name && r.server == loc.server)
+            {
+                regions.remove(&loc.start);
+            }
+        }
+    }
+
+    /// Points a region at the server it moved to.
+    pub(crate) fn moved(&self, loc: &RegionLocation, server: &str) {
+        let mut moved = loc.clone();
+        moved.server = server.to_string();
+        self.insert(moved);
+    }
+
+    /// Forgets every location on a server (it died or stopped).
+    pub(crate) fn invalidate_server(&self, server: &str) {
+        let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
+        for regions in cache.values_mut() {
+            regions.retain(|_, r| r.server != server);
+        }
+        let mut meta = self.meta.write().unwrap_or_else(|e| e.into_inner());
+        if meta.as_deref() == Some(server) {
+            *meta = None;
+        }
+    }
+
+    /// Forgets every location of a table.
+    pub(crate) fn invalidate_table(&self, table: &TableName) {
+        self.cache
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(table);
+    }
+
+    /// Updates the cache after a failed call to `loc`.
+    pub(crate) fn on_error(&self, loc: &RegionLocation, error: &Error, pool: &RpcPool) {
+        match error.kind() {
+            ErrorKind::Connection | ErrorKind::Timeout => {
+                if error.kind() == ErrorKind::Connection {
+                    pool.forget_server(&loc.server);
+                    self.invalidate_server(&loc.server);
+                } else {
+                    self.invalidate(loc);
+                }
+            }
+            _ => {
+                if let Some(remote) = error.remote_error() {
+                    if let Some(to) = &remote.moved_to {
+                        self.moved(loc, to);
+                    } else if remote.needs_relocation() {
+                        self.invalidate(loc);
+                    }
+                }
+            }
+        }
+    }
+
+    fn lookup_lock(&self, table: &TableName) -> Arc<tokio::sync::Mutex<()>> {
+        self.lookups
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(table.clone())
+            .or_default()
+            .clone()
+    }
+
+    /// The location of `row`: from the cache, or from hbase:meta.
+    pub(crate) async fn locate(
+        &self,
+        ctx: &LocateContext<'_>,
+        table: &TableName,
+        row: &[u8],
+        deadline: Deadline,
+    ) -> Result<Arc<RegionLocation>> {
+        self.locate_for(ctx, table, Want::At(row), deadline).await
+    }
+
+    /// The location of the wanted region: from the cache, or from hbase:meta.
+    pub(crate) async fn locate_for(
+        &self,
+        ctx: &LocateContext<'_>,
+        table: &TableName,
+        want: Want<'_>,
+        deadline: Deadline,
+    ) -> Result<Arc<RegionLocation>> {
+        if let Some(loc) = self.cached_for(table, want) {
+            return Ok(loc);
+        }
+        let lock = self.lookup_lock(table);
+        let _one_at_a_time = lock.lock().await;
+        if let Some(loc) = self.cached_for(table, want) {
+            return Ok(loc);
+        }
+        let loc = self.lookup_in_meta(ctx, table, want, deadline).await?;
+        Ok(self.insert(loc))
+    }
+
+    /// `host:port` of the server hosting hbase:meta.
+    pub(crate) async fn meta_server(
+        &self,
+        ctx: &LocateContext<'_>,
+        deadline: Deadline,
+    ) -> Result<String> {
+        if let Some(meta) = self.meta.read().unwrap_or_else(|e| e.into_inner()).clone() {
+            return Ok(meta);
+        }
+        let server = ctx
+            .registry
+            .meta_server(ctx.pool, deadline.rpc_timeout(ctx.rpc_timeout)?)
+            .await?;
+        *self.meta.write().unwrap_or_else(|e| e.into_inner()) = Some(server.clone());
+        Ok(server)
+    }
+
+    /// One reversed scan of meta, from `<table>,<row>,99999999999999` down to `<table>,,`.
+    async fn lookup_in_meta(
+        &self,
+        ctx: &LocateContext<'_>,
+        table: &TableName,
+        want: Want<'_>,
+        deadline: Deadline,
+    ) -> Result<RegionLocation> {
+        let meta_server = self.meta_server(ctx, deadline).await?;
+        ctx.pool
+            .metrics
+            .meta_lookups
+            .fetch_add(1, Ordering::Relaxed);
+        let request = pb::ScanRequest {
+            region: Some(pb::RegionSpecifier {
+                r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+                value: Bytes::from_static(meta::META_REGION_NAME),
+            }),
+            scan: Some(pb::Scan {
+                column: vec![pb::Column {
+                    family: Bytes::from_static(meta::CATALOG_FAMILY),
+                    qualifier: Vec::new(),
+                }],
+                start_row: Some(want.meta_key(table)),
+                stop_row: Some(meta::meta_stop_key(table)),
+                include_stop_row: Some(true),
+                reversed: Some(true),
+                caching: Some(1),
+                ..Default::default()
+            }),
+            number_of_rows: Some(1),
+            close_scanner: Some(true),
+            client_handles_partials: Some(true),
+            client_handles_heartbeats: Some(true),
+            ..Default::default()
+        };
+        let frame = match ctx
+            .pool
+            .call(
+                &meta_server,
+                Service::Client,
+                "Scan",
+                &request,
+                &[],
+                deadline.rpc_timeout(ctx.rpc_timeout)?,
+            )
+            .await
+        {
+            Ok(frame) => frame,
+            Err(e) => {
+                if e.kind() == ErrorKind::Connection
+                    || e.remote_error().is_some_and(|r| r.needs_relocation())
+                {
+                    *self.meta.write().unwrap_or_else(|e| e.into_inner()) = None;
+                }
+                return Err(e.with_context("lookup", "hbase:meta"));
+            }
+        };
+        let response: pb::ScanResponse = frame.body("ScanResponse")?;
+        let results = scan_results(&response, frame.cellblock.clone())?;
+        let cells = results
+            .into_iter()
+            .flat_map(|(cells, _)| cells)
+            .collect::<Vec<_>>();
+        parse_meta_row(table, want, &cells)
+    }
+}
+
+/// What a lookup needs from the client.
+pub(crate) struct LocateContext<'a> {
+    pub(crate) pool: &'a RpcPool,
+    pub(crate) registry: &'a Registry,
+    pub(crate) rpc_timeout: std::time::Duration,
+}
+
+fn overlaps(a: &RegionLocation, b: &RegionLocation) -> bool {
+    let a_before_b_ends = b.end.is_empty() || a.start < b.end;
+    let b_before_a_ends = a.end.is_empty() || b.start < a.end;
+    a_before_b_ends && b_before_a_ends
+}
+
+/// Checks the row a meta lookup returned and turns it into a location.
+fn parse_meta_row(table: &TableName, want: Want<'_>, cells: &[Cell]) -> Result<RegionLocation> {
+    let not_found = || {
+        Error::remote(crate::error::RemoteError {
+            class: "org.apache.hadoop.hbase.TableNotFoundException".into(),
+            message: table.to_string(),
+            do_not_retry: true,
+            server_overloaded: false,
+            moved_to: None,
+        })
+    };
+    let Some(first) = cells.first() else {
+        return Err(not_found());
+    };
+    if meta::table_of_region_name(&first.row) != &table.to_bytes()[..] {
+        return Err(not_found());
+    }
+    let find = |q: &[u8]| {
+        cells
+            .iter()
+            .find(|c| &c.qualifier[..] == q && &c.family[..] == meta::CATALOG_FAMILY)
+    };
+    let info_cell = find(meta::REGIONINFO_QUALIFIER)
+        .ok_or_else(|| Error::protocol("meta row without info:regioninfo"))?;
+    let info: pb::RegionInfo = meta::decode_pb_value("RegionInfo", &info_cell.value)?;
+    if info.offline.unwrap_or(false) {
+        return Err(Error::connection(format!(
+            "region {} is offline (in transition)",
+            String::from_utf8_lossy(&first.row)
+        )));
+    }
+    let start = info.start_key.clone().unwrap_or_default();
+    let end = info.end_key.clone().unwrap_or_default();
+    let server = find(meta::SERVER_QUALIFIER)
+        .filter(|c| !c.value.is_empty())
+        .map(|c| String::from_utf8_lossy(&c.value).into_owned())
+        .ok_or_else(|| {
+            Error::connection(format!(
+                "region {} has no server yet",
+                String::from_utf8_lossy(&first.row)
+            ))
+        })?;
+    let loc = RegionLocation {
+        table: table.clone(),
+        name: first.row.clone(),
+        start,
+        end,
+        server,
+    };
+    if !want.matches(&loc) {
+        return Err(Error::connection(format!(
+            "hole in hbase:meta: region {} is not the one wanted ({want:?})",
+            String::from_utf8_lossy(&first.row),
+        )));
+    }
+    Ok(loc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(start: &str, end: &str, server: &str) -> RegionLocation {
+        let table = TableName::parse("t").unwrap();
+        RegionLocation {
+            name: meta::region_name(&table, start.as_bytes(), 1, 0),
+            table,
+            start: Bytes::copy_from_slice(start.as_bytes()),
+            end: Bytes::copy_from_slice(end.as_bytes()),
+            server: server.into(),
+        }
+    }
+
+    #[test]
+    fn cache_finds_the_holding_region_and_replaces_overlaps() {
+        let l = Locator::default();
+        let t = TableName::parse("t").unwrap();
+        l.insert(loc("", "m", "a:1"));
+        l.insert(loc("m", "", "b:1"));
+        assert_eq!(l.cached(&t, b"c").unwrap().server, "a:1");
+        assert_eq!(l.cached(&t, b"m").unwrap().server, "b:1");
+        assert_eq!(l.cached(&t, b"zzz").unwrap().server, "b:1");
+        // A split of the second region replaces it.
+        l.insert(loc("m", "t", "c:1"));
+        assert!(l.cached(&t, b"u").is_none());
+        assert_eq!(l.cached(&t, b"n").unwrap().server, "c:1");
+        l.invalidate_server("a:1");
+        assert!(l.cached(&t, b"c").is_none());
+        l.moved(&loc("m", "t", "c:1"), "d:1");
+        assert_eq!(l.cached(&t, b"n").unwrap().server, "d:1");
+    }
+
+    #[test]
+    fn meta_rows_are_checked() {
+        let t = TableName::parse("t").unwrap();
+        let region = loc("b", "d", "s:1");
+        let info = pb::RegionInfo {
+            region_id: 1,
+            table_name: t.to_pb(),
+            start_key: Some(region.start.clone()),
+            end_key: Some(region.end.clone()),
+            ..Default::default()
+        };
+        let cells = vec![
+            Cell::put(
+                region.name.clone(),
+                "info",
+                "regioninfo",
+                1,
+                meta::encode_pb_value(&info),
+            ),
+            Cell::put(region.name.clone(), "info", "server", 1, "s:1"),
+        ];
+        assert_eq!(parse_meta_row(&t, Want::At(b"c"), &cells).unwrap(), region);
+        assert_eq!(
+            parse_meta_row(&t, Want::At(b"e"), &cells)
+                .unwrap_err()
+                .kind(),
+            ErrorKind::Connection
+        );
+        assert_eq!(
+            parse_meta_row(&t, Want::Before(b"d"), &cells).unwrap(),
+            region
+        );
+        assert!(parse_meta_row(&t, Want::Last, &cells).is_err());
+        let other = TableName::parse("u").unwrap();
+        assert_eq!(
+            parse_meta_row(&other, Want::At(b"c"), &cells)
+                .unwrap_err()
+                .kind(),
+            ErrorKind::TableNotFound
+        );
+        assert_eq!(
+            parse_meta_row(&t, Want::At(b"c"), &[]).unwrap_err().kind(),
+            ErrorKind::TableNotFound
+        );
+        assert_eq!(
+            parse_meta_row(&t, Want::At(b"c"), &cells[..1])
+                .unwrap_err()
+                .kind(),
+            ErrorKind::Connection
+        );
+    }
+}

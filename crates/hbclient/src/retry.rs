@@ -1,0 +1,199 @@
+//! Retries the way HBase clients do them: `pause × RETRY_BACKOFF[tries]` plus up to 1% jitter,
+//! a longer pause for overloaded servers, no retry for final errors, and one operation deadline
+//! that bounds every attempt, location lookups included.
+
+use std::future::Future;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// HBase's `HConstants.RETRY_BACKOFF` multipliers.
+const RETRY_BACKOFF: [u32; 13] = [1, 2, 3, 5, 10, 20, 40, 100, 100, 100, 100, 200, 200];
+
+/// The pause before retry number `tries` (0-based), as `ConnectionUtils.getPauseTime`.
+pub(crate) fn pause_time(pause: Duration, tries: u32) -> Duration {
+    let base = pause * RETRY_BACKOFF[(tries as usize).min(RETRY_BACKOFF.len() - 1)];
+    // Up to 1% jitter so that many clients do not retry in lock step.
+    let jitter_permille = u64::from(std::process::id() ^ (tries.wrapping_mul(2_654_435_761))) % 10;
+    base + base * jitter_permille as u32 / 1000
+}
+
+/// When an operation must be finished.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Deadline {
+    at: Instant,
+}
+
+impl Deadline {
+    /// A deadline `timeout` from now.
+    pub(crate) fn after(timeout: Duration) -> Deadline {
+        Deadline {
+            at: Instant::now() + timeout,
+        }
+    }
+
+    /// Time left (zero once passed).
+    pub(crate) fn remaining(&self) -> Duration {
+        self.at.saturating_duration_since(Instant::now())
+    }
+
+    /// The timeout of one RPC: the configured RPC timeout, but never past the deadline.
+    pub(crate) fn rpc_timeout(&self, rpc_timeout: Duration) -> Result<Duration> {
+        let left = self.remaining();
+        if left.is_zero() {
+            return Err(Error::timeout("operation deadline passed"));
+        }
+        Ok(rpc_timeout.min(left))
+    }
+}
+
+/// Retry settings of one operation.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RetryPolicy {
+    pub(crate) retries: u32,
+    pub(crate) pause: Duration,
+    pub(crate) pause_overloaded: Duration,
+}
+
+/// Runs `attempt` until it succeeds, fails for good, runs out of retries or out of time.
+/// `attempt` receives the attempt number (0-based) and the deadline; it is responsible for
+/// invalidating stale locations before returning a retriable error.
+pub(crate) async fn with_retries<T, F, Fut>(
+    policy: RetryPolicy,
+    deadline: Deadline,
+    on_retry: impl Fn(),
+    mut attempt: F,
+) -> Result<T>
+where
+    F: FnMut(u32, Deadline) -> Fut,
+    Fut: Future<Output = Result<T>>,
+{
+    let mut tries = 0u32;
+    loop {
+        let error = match tokio::time::timeout(deadline.remaining(), attempt(tries, deadline)).await
+        {
+            Ok(Ok(value)) => return Ok(value),
+            Ok(Err(e)) => e,
+            Err(_) => {
+                return Err(Error::timeout(format!(
+                    "operation timed out after {} attempt(s)",
+                    tries + 1
+                )))
+            }
+        };
+        if !error.is_retriable() {
+            return Err(error);
+        }
+        if tries >= policy.retries {
+            return Err(error.with_context("attempts", (tries + 1).to_string()));
+        }
+        let overloaded = error.remote_error().is_some_and(|r| r.server_overloaded);
+        let base = if overloaded {
+            policy.pause_overloaded
+        } else {
+            policy.pause
+        };
+        let pause = pause_time(base, tries);
+        if pause >= deadline.remaining() {
+            return Err(Error::new(
+                ErrorKind::Timeout,
+                format!(
+                    "operation timed out after {} attempt(s); last error: {error}",
+                    tries + 1
+                ),
+            ));
+        }
+        tracing::debug!(attempt = tries, ?pause, error = %error, "retrying");
+        on_retry();
+        tokio::time::sleep(pause).await;
+        tries += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    #[test]
+    fn backoff_follows_hbase_table() {
+        let p = Duration::from_millis(100);
+        let ms = |t| pause_time(p, t).as_millis();
+        assert!((100..=101).contains(&ms(0)));
+        assert!((200..=202).contains(&ms(1)));
+        assert!((10_000..=10_100).contains(&ms(7)));
+        assert!((20_000..=20_200).contains(&ms(50)));
+    }
+
+    fn policy(retries: u32) -> RetryPolicy {
+        RetryPolicy {
+            retries,
+            pause: Duration::from_millis(1),
+            pause_overloaded: Duration::from_millis(1),
+        }
+    }
+
+    #[tokio::test]
+    async fn retries_retriable_errors_then_succeeds() {
+        let calls = AtomicU32::new(0);
+        let out = with_retries(
+            policy(5),
+            Deadline::after(Duration::from_secs(5)),
+            || {},
+            |n, _| {
+                calls.fetch_add(1, Ordering::Relaxed);
+                async move {
+                    if n < 2 {
+                        Err(Error::connection("down"))
+                    } else {
+                        Ok(n)
+                    }
+                }
+            },
+        )
+        .await;
+        assert_eq!(out.unwrap(), 2);
+        assert_eq!(calls.load(Ordering::Relaxed), 3);
+    }
+
+    #[tokio::test]
+    async fn final_errors_and_exhausted_retries_stop() {
+        let calls = AtomicU32::new(0);
+        let out: Result<()> = with_retries(
+            policy(5),
+            Deadline::after(Duration::from_secs(5)),
+            || {},
+            |_, _| {
+                calls.fetch_add(1, Ordering::Relaxed);
+                async { Err(Error::invalid("bad")) }
+            },
+        )
+        .await;
+        assert_eq!(out.unwrap_err().kind(), ErrorKind::InvalidArgument);
+        assert_eq!(calls.load(Ordering::Relaxed), 1);
+        let out: Result<()> = with_retries(
+            policy(2),
+            Deadline::after(Duration::from_secs(5)),
+            || {},
+            |_, _| async { Err(Error::connection("down")) },
+        )
+        .await;
+        assert_eq!(out.unwrap_err().context(), &[("attempts", "3".to_string())]);
+    }
+
+    #[tokio::test]
+    async fn the_deadline_bounds_a_hung_attempt() {
+        let started = Instant::now();
+        let out: Result<()> = with_retries(
+            policy(100),
+            Deadline::after(Duration::from_millis(100)),
+            || {},
+            |_, _| std::future::pending::<Result<()>>(),
+        )
+        .await;
+        assert_eq!(out.unwrap_err().kind(), ErrorKind::Timeout);
+        assert!(started.elapsed() < Duration::from_secs(1));
+    }
+}

@@ -1,0 +1,32 @@
+//! The RPC layer: multiplexed connections per (server, service) and the pool that owns them.
+//! It knows frames and sockets, nothing about tables or regions.
+
+mod connection;
+mod pool;
+
+pub(crate) use pool::RpcPool;
+
+/// The HBase service a connection is bound to (one per connection, as HBase requires).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Service {
+    /// Get, Mutate, Scan, Multi on region servers.
+    Client,
+    /// Region administration on region servers.
+    Admin,
+    /// DDL on the active master.
+    Master,
+    /// The ZooKeeper-free registry on masters and region servers.
+    ClientMeta,
+}
+
+impl Service {
+    /// The name sent in the connection header.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Service::Client => "ClientService",
+            Service::Admin => "AdminService",
+            Service::Master => "MasterService",
+            Service::ClientMeta => "ClientMetaService",
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! Connections by (server, service): created on first use, `pool_size` per key used round robin,
+//! replaced lazily when they die. Concurrent first uses share one connect.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use prost::Message;
+
+use super::connection::{CallIds, ConnectSpec, RpcConnection};
+use super::Service;
+use crate::config::Config;
+use crate::error::Result;
+use crate::metrics::Metrics;
+
+/// One pooled connection: the live one, and a lock that serialises reconnecting.
+#[derive(Default)]
+struct Entry {
+    live: Mutex<Option<Arc<RpcConnection>>>,
+    connecting: tokio::sync::Mutex<()>,
+}
+
+#[derive(Default)]
+struct Slot {
+    entries: Vec<Entry>,
+    next: AtomicUsize,
+}
+
+/// Every connection of one client.
+pub(crate) struct RpcPool {
+    config: Config,
+    ids: CallIds,
+    pub(crate) metrics: Arc<Metrics>,
+    slots: RwLock<HashMap<(String, Service), Arc<Slot>>>,
+}
+
+impl std::fmt::Debug for RpcPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RpcPool")
+            .field("servers", &self.slots.read().map(|s| s.len()).unwrap_or(0))
+            .finish()
+    }
+}
+
+impl RpcPool {
+    pub(crate) fn new(config: Config, metrics: Arc<Metrics>) -> RpcPool {
+        RpcPool {
+            config,
+            ids: CallIds::default(),
+            metrics,
+            slots: RwLock::new(HashMap::new()),
+        }
+    }
+
+    fn slot(&self, addr: &str, service: Service) -> Arc<Slot> {
+        let key = (addr.to_string(), service);
+        if let Some(slot) = self
+            .slots
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return slot.clone();
+        }
+        let mut slots = self.slots.write().unwrap_or_else(|e| e.into_inner());
+        slots
+            .entry(key)
+            .or_insert_with(|| {
+                Arc::new(Slot {
+                    entries: (0..self.config.pool_size.max(1))
+                        .map(|_| Entry::default())
+                        .collect(),
+                    next: AtomicUsize::new(0),
+                })
+            })
+            .clone()
+    }
+
+    /// A live connection to `addr` for `service`, connecting if needed.
+    pub(crate) async fn connection(
+        &self,
+        addr: &str,
+        service: Service,
+    ) -> Result<Arc<RpcConnection>> {
+        let slot = self.slot(addr, service);
+        let entry = &slot.entries[slot.next.fetch_add(1, Ordering::Relaxed) % slot.entries.len()];
+        if let Some(conn) = live(entry) {
+            return Ok(conn);
+        }
+        let _connecting = entry.connecting.lock().await;
+        if let Some(conn) = live(entry) {
+            return Ok(conn);
+        }
+        let spec = ConnectSpec {
+            addr: addr.to_string(),
+            service,
+            user: self.config.user.clone(),
+            connect_timeout: self.config.connect_timeout,
+        };
+        let conn = RpcConnection::connect(spec, self.metrics.clone()).await?;
+        *entry.live.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn.clone());
+        Ok(conn)
+    }
+
+    /// One call on a pooled connection to `addr`.
+    pub(crate) async fn call(
+        &self,
+        addr: &str,
+        service: Service,
+        method: &'static str,
+        param: &impl Message,
+        cells: &[u8],
+        timeout: std::time::Duration,
+    ) -> Result<hbclient_proto::frame::ResponseFrame> {
+        let conn = self.connection(addr, service).await?;
+        conn.call(
+            &self.ids,
+            method,
+            param,
+            cells.len(),
+            |out| out.extend_from_slice(cells),
+            timeout,
+        )
+        .await
+    }
+
+    /// Drops every connection to `addr` (the server is gone); the next call reconnects.
+    pub(crate) fn forget_server(&self, addr: &str) {
+        let slots = self.slots.read().unwrap_or_else(|e| e.into_inner());
+        for ((a, _), slot) in slots.iter() {
+            if a == addr {
+                for entry in &slot.entries {
+                    entry.live.lock().unwrap_or_else(|e| e.into_inner()).take();
+                }
+            }
+        }
+    }
+
+    /// Closes everything.
+    pub(crate) fn close(&self) {
+        self.slots
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+}
+
+fn live(entry: &Entry) -> Option<Arc<RpcConnection>> {
+    let guard = entry.live.lock().unwrap_or_else(|e| e.into_inner());
+    guard.as_ref().filter(|c| !c.is_closed()).cloned()
+}

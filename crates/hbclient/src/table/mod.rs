@@ -1,0 +1,331 @@
+//! `AsyncTable`: reads and writes of one table.
+
+mod batch;
+pub(crate) mod check;
+pub(crate) mod filter;
+pub(crate) mod ops;
+mod result;
+mod scan;
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use hbclient_proto::cell::CellBlockReader;
+use hbclient_proto::frame::ResponseFrame;
+use hbclient_proto::meta::TableName;
+use hbclient_proto::pb;
+
+pub use batch::{Action, BatchOutcome};
+pub use check::{CheckAndMutate, CheckBuilder, RowMutations};
+pub use filter::{CompareOp, Filter, ListOp};
+pub use ops::{Append, Delete, Durability, Get, Increment, Mutation, Put};
+pub use result::RowResult;
+pub use scan::{Scan, Scanner};
+
+use crate::client::Core;
+use crate::codec::result_cells;
+use crate::error::{Error, Result};
+use crate::locate::RegionLocation;
+use crate::retry::with_retries;
+use check::CheckAction;
+
+/// Reads and writes of one table. Cheap to clone; every clone shares the connection.
+#[derive(Clone)]
+pub struct AsyncTable {
+    core: Arc<Core>,
+    name: TableName,
+}
+
+impl std::fmt::Debug for AsyncTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AsyncTable")
+            .field("name", &self.name.to_string())
+            .finish()
+    }
+}
+
+/// Encodes one mutation as a `MutateRequest` plus its cellblock.
+fn mutate_request(
+    loc: &RegionLocation,
+    m: &Mutation,
+    nonce: Option<u64>,
+    nonce_group: u64,
+    condition: Option<pb::Condition>,
+) -> (pb::MutateRequest, Bytes) {
+    let core = m.core();
+    let mut cells = Vec::with_capacity(core.cells_len());
+    core.write_cells(&mut cells);
+    let request = pb::MutateRequest {
+        region: loc.specifier(),
+        mutation: core.to_pb(m.kind(), nonce),
+        condition,
+        nonce_group: nonce.map(|_| nonce_group),
+    };
+    (request, Bytes::from(cells))
+}
+
+/// The cells of an optional `Result` whose cellblock part is in `cellblock`.
+fn response_cells(
+    result: Option<&pb::Result>,
+    cellblock: Bytes,
+) -> Result<Vec<hbclient_proto::cell::Cell>> {
+    match result {
+        Some(result) => result_cells(result, &mut CellBlockReader::new(cellblock)),
+        None => Ok(Vec::new()),
+    }
+}
+
+impl AsyncTable {
+    pub(crate) fn new(core: Arc<Core>, name: TableName) -> AsyncTable {
+        AsyncTable { core, name }
+    }
+
+    /// The table's name.
+    pub fn name(&self) -> &TableName {
+        &self.name
+    }
+
+    /// Reads one row. A missing row is an empty [`RowResult`].
+    pub async fn get(&self, get: Get) -> Result<RowResult> {
+        self.core.check_open()?;
+        get.validate()?;
+        let _span = tracing::debug_span!("get", table = %self.name).entered();
+        let request = get.to_pb();
+        let cells = self
+            .retrying(
+                &get.row,
+                "Get",
+                |loc| {
+                    let get = pb::GetRequest {
+                        region: loc.specifier(),
+                        get: request.clone(),
+                    };
+                    (get, Bytes::new())
+                },
+                |frame| {
+                    let response: pb::GetResponse = frame.body("GetResponse")?;
+                    response_cells(response.result.as_ref(), frame.cellblock)
+                },
+            )
+            .await?;
+        Ok(RowResult::new(
+            if cells.is_empty() {
+                Bytes::new()
+            } else {
+                get.row
+            },
+            cells,
+        ))
+    }
+
+    /// Whether the row (or, with columns set, any of those columns) exists; no values are sent
+    /// back.
+    pub async fn exists(&self, mut get: Get) -> Result<bool> {
+        self.core.check_open()?;
+        get.validate()?;
+        get.existence_only = true;
+        let request = get.to_pb();
+        self.retrying(
+            &get.row,
+            "Get",
+            |loc| {
+                let get = pb::GetRequest {
+                    region: loc.specifier(),
+                    get: request.clone(),
+                };
+                (get, Bytes::new())
+            },
+            |frame| {
+                let response: pb::GetResponse = frame.body("GetResponse")?;
+                Ok(response.result.and_then(|r| r.exists).unwrap_or(false))
+            },
+        )
+        .await
+    }
+
+    /// Reads many rows, grouped by region server into one Multi each; results in input order.
+    pub async fn get_many(&self, gets: Vec<Get>) -> Result<Vec<RowResult>> {
+        let outcomes = self
+            .batch(gets.into_iter().map(Action::Get).collect())
+            .await;
+        outcomes
+            .into_iter()
+            .map(|o| match o? {
+                BatchOutcome::Row(row) => Ok(row),
+                BatchOutcome::Done => Ok(RowResult::default()),
+            })
+            .collect()
+    }
+
+    /// Writes one row: a single Mutate RPC, acknowledged only once the server applied it.
+    /// There is no client-side buffer; use a `BufferedMutator` for that.
+    pub async fn put(&self, put: Put) -> Result<()> {
+        self.mutate(Mutation::Put(put)).await.map(|_| ())
+    }
+
+    /// Writes many rows (batched per server); one result per put, in input order.
+    pub async fn put_many(&self, puts: Vec<Put>) -> Vec<Result<()>> {
+        self.batch(puts.into_iter().map(Action::Put).collect())
+            .await
+            .into_iter()
+            .map(|o| o.map(|_| ()))
+            .collect()
+    }
+
+    /// Deletes cells, families or the whole row.
+    pub async fn delete(&self, delete: Delete) -> Result<()> {
+        self.mutate(Mutation::Delete(delete)).await.map(|_| ())
+    }
+
+    /// Adds to counters; returns their new values. Applied once even when retried (nonces).
+    pub async fn increment(&self, increment: Increment) -> Result<RowResult> {
+        self.mutate(Mutation::Increment(increment)).await
+    }
+
+    /// Appends to values; returns the new values. Applied once even when retried (nonces).
+    pub async fn append(&self, append: Append) -> Result<RowResult> {
+        self.mutate(Mutation::Append(append)).await
+    }
+
+    async fn mutate(&self, m: Mutation) -> Result<RowResult> {
+        self.core.check_open()?;
+        m.validate(self.core.config.keyvalue_maxsize)?;
+        let _span = tracing::debug_span!("mutate", table = %self.name, kind = ?m.kind()).entered();
+        let nonce = m.needs_nonce().then(|| self.core.new_nonce());
+        let group = self.core.nonce_group;
+        let cells = self
+            .retrying(
+                m.row(),
+                "Mutate",
+                |loc| mutate_request(loc, &m, nonce, group, None),
+                |frame| {
+                    let response: pb::MutateResponse = frame.body("MutateResponse")?;
+                    response_cells(response.result.as_ref(), frame.cellblock)
+                },
+            )
+            .await?;
+        Ok(RowResult::new(m.row().clone(), cells))
+    }
+
+    /// Applies several mutations of one row atomically.
+    pub async fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
+        self.core.check_open()?;
+        mutations.validate(self.core.config.keyvalue_maxsize)?;
+        self.atomic_row(&mutations, None).await.map(|_| ())
+    }
+
+    /// Applies a mutation only if the row holds what the check expects; returns whether it did.
+    pub async fn check_and_mutate(&self, cam: CheckAndMutate) -> Result<bool> {
+        self.core.check_open()?;
+        let condition = cam.condition();
+        match &cam.action {
+            CheckAction::One(m) => {
+                m.validate(self.core.config.keyvalue_maxsize)?;
+                if m.row() != &cam.row {
+                    return Err(Error::invalid(
+                        "the mutation's row differs from the checked row",
+                    ));
+                }
+                let group = self.core.nonce_group;
+                self.retrying(
+                    &cam.row,
+                    "Mutate",
+                    |loc| mutate_request(loc, m, None, group, Some(condition.clone())),
+                    |frame| {
+                        let response: pb::MutateResponse = frame.body("MutateResponse")?;
+                        Ok(response.processed.unwrap_or(false))
+                    },
+                )
+                .await
+            }
+            CheckAction::Row(rm) => {
+                rm.validate(self.core.config.keyvalue_maxsize)?;
+                if rm.row != cam.row {
+                    return Err(Error::invalid(
+                        "the mutations' row differs from the checked row",
+                    ));
+                }
+                self.atomic_row(rm, Some(condition)).await
+            }
+        }
+    }
+
+    /// One atomic RegionAction (optionally conditional) in a Multi; returns `processed`.
+    async fn atomic_row(
+        &self,
+        rm: &RowMutations,
+        condition: Option<pb::Condition>,
+    ) -> Result<bool> {
+        self.retrying(
+            &rm.row,
+            "Multi",
+            |loc| {
+                let mut cells = Vec::new();
+                let actions = rm
+                    .mutations
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| {
+                        m.core().write_cells(&mut cells);
+                        pb::Action {
+                            index: Some(i as u32),
+                            mutation: Some(m.core().to_pb(m.kind(), None)),
+                            get: None,
+                            service_call: None,
+                        }
+                    })
+                    .collect();
+                let request = pb::MultiRequest {
+                    region_action: vec![pb::RegionAction {
+                        region: loc.specifier(),
+                        atomic: Some(true),
+                        action: actions,
+                        condition: condition.clone(),
+                    }],
+                    nonce_group: None,
+                    condition: None,
+                };
+                (request, Bytes::from(cells))
+            },
+            |frame| {
+                let response: pb::MultiResponse = frame.body("MultiResponse")?;
+                let result = response
+                    .region_action_result
+                    .first()
+                    .ok_or_else(|| Error::protocol("Multi answered without a region result"))?;
+                if let Some(e) = &result.exception {
+                    return Err(crate::table::batch::name_bytes_error(e));
+                }
+                Ok(result.processed.or(response.processed).unwrap_or(true))
+            },
+        )
+        .await
+    }
+
+    /// Runs one region call with retries, relocating after region errors; `parse` reads the
+    /// answer inside the attempt, so region errors it finds are retried too.
+    async fn retrying<M: prost::Message, T>(
+        &self,
+        row: &[u8],
+        method: &'static str,
+        request: impl Fn(&RegionLocation) -> (M, Bytes),
+        parse: impl Fn(ResponseFrame) -> Result<T>,
+    ) -> Result<T> {
+        let core = &self.core;
+        let (request, parse) = (&request, &parse);
+        with_retries(
+            core.policy(),
+            core.deadline(),
+            || core.count_retry(),
+            |_, deadline| async move {
+                core.region_attempt(&self.name, row, deadline, method, request, parse)
+                    .await
+            },
+        )
+        .await
+    }
+
+    pub(crate) fn core(&self) -> &Arc<Core> {
+        &self.core
+    }
+}

@@ -1,0 +1,593 @@
+//! Scans: a `Scan` description and the `Scanner` stream that walks the table region by region.
+//!
+//! The scanner opens a server-side scanner per region, pulls batches with `next_call_seq`,
+//! stitches partial rows back together, moves to the next region when the server says the region
+//! is done, and reopens after the row it returned last when a scanner is lost (region moved or
+//! split, lease expired, server restarted). Dropping the stream closes the server-side scanner.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use futures::Stream;
+use hbclient_proto::cell::Cell;
+use hbclient_proto::meta::TableName;
+use hbclient_proto::pb;
+
+use crate::client::Core;
+use crate::codec::scan_results;
+use crate::error::{Error, Result};
+use crate::locate::{RegionLocation, Want};
+use crate::retry::{pause_time, Deadline};
+use crate::rpc::Service;
+use crate::table::filter::Filter;
+use crate::table::{AsyncTable, RowResult};
+
+/// What to scan: a row range, columns, versions, filter and batching.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scan {
+    start: Bytes,
+    include_start: bool,
+    stop: Bytes,
+    include_stop: bool,
+    columns: Vec<(Bytes, Vec<Bytes>)>,
+    max_versions: u32,
+    time_range: Option<(u64, u64)>,
+    caching: Option<u32>,
+    max_result_size: Option<u64>,
+    limit: Option<u64>,
+    reversed: bool,
+    filter: Option<Filter>,
+    batch: Option<u32>,
+    allow_partial_results: bool,
+}
+
+impl Default for Scan {
+    fn default() -> Self {
+        Scan::new()
+    }
+}
+
+/// The smallest key above every key starting with `prefix` (empty: no such key).
+fn prefix_end(prefix: &[u8]) -> Bytes {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xff {
+            end.push(last + 1);
+            return end.into();
+        }
+    }
+    Bytes::new()
+}
+
+impl Scan {
+    /// The whole table, newest version of every column.
+    pub fn new() -> Scan {
+        Scan {
+            start: Bytes::new(),
+            include_start: true,
+            stop: Bytes::new(),
+            include_stop: false,
+            columns: Vec::new(),
+            max_versions: 1,
+            time_range: None,
+            caching: None,
+            max_result_size: None,
+            limit: None,
+            reversed: false,
+            filter: None,
+            batch: None,
+            allow_partial_results: false,
+        }
+    }
+
+    /// First row (inclusive). For reversed scans this is the highest row.
+    pub fn start(mut self, row: impl Into<Bytes>) -> Scan {
+        self.start = row.into();
+        self.include_start = true;
+        self
+    }
+
+    /// Start after `row` (exclusive start).
+    pub fn start_after(mut self, row: impl Into<Bytes>) -> Scan {
+        self.start = row.into();
+        self.include_start = false;
+        self
+    }
+
+    /// Stop before `row` (exclusive). For reversed scans this is the lowest row.
+    pub fn stop(mut self, row: impl Into<Bytes>) -> Scan {
+        self.stop = row.into();
+        self.include_stop = false;
+        self
+    }
+
+    /// Stop after `row` (inclusive stop).
+    pub fn stop_inclusive(mut self, row: impl Into<Bytes>) -> Scan {
+        self.stop = row.into();
+        self.include_stop = true;
+        self
+    }
+
+    /// Only rows starting with `prefix` (sets start and stop; call after [`Scan::reversed`]).
+    pub fn prefix(mut self, prefix: impl Into<Bytes>) -> Scan {
+        let prefix = prefix.into();
+        let end = prefix_end(&prefix);
+        if self.reversed {
+            self.start = end;
+            self.include_start = false;
+            self.stop = prefix;
+            self.include_stop = true;
+        } else {
+            self.start = prefix;
+            self.include_start = true;
+            self.stop = end;
+            self.include_stop = false;
+        }
+        self
+    }
+
+    /// Reads the whole family.
+    pub fn family(mut self, family: impl Into<Bytes>) -> Scan {
+        let family = family.into();
+        self.columns.retain(|(f, _)| *f != family);
+        self.columns.push((family, Vec::new()));
+        self
+    }
+
+    /// Reads one column.
+    pub fn column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Scan {
+        let (family, qualifier) = (family.into(), qualifier.into());
+        match self.columns.iter_mut().find(|(f, _)| *f == family) {
+            Some((_, qualifiers)) => qualifiers.push(qualifier),
+            None => self.columns.push((family, vec![qualifier])),
+        }
+        self
+    }
+
+    /// Up to `n` versions per column.
+    pub fn max_versions(mut self, n: u32) -> Scan {
+        self.max_versions = n.max(1);
+        self
+    }
+
+    /// Only cells with `from <= timestamp < to`.
+    pub fn time_range(mut self, from: u64, to: u64) -> Scan {
+        self.time_range = Some((from, to));
+        self
+    }
+
+    /// Rows per RPC (`hbase.client.scanner.caching`; by default bounded by bytes only).
+    pub fn caching(mut self, rows: u32) -> Scan {
+        self.caching = Some(rows.max(1));
+        self
+    }
+
+    /// Bytes per RPC (`hbase.client.scanner.max.result.size`).
+    pub fn max_result_size(mut self, bytes: u64) -> Scan {
+        self.max_result_size = Some(bytes.max(1));
+        self
+    }
+
+    /// At most `rows` rows in total.
+    pub fn limit(mut self, rows: u64) -> Scan {
+        self.limit = Some(rows);
+        self
+    }
+
+    /// Scans from high rows to low rows.
+    pub fn reversed(mut self) -> Scan {
+        self.reversed = true;
+        self
+    }
+
+    /// A server-side filter.
+    pub fn filter(mut self, filter: Filter) -> Scan {
+        self.filter = Some(filter);
+        self
+    }
+
+    /// At most `cells` cells per result: wide rows come back in pieces (not stitched).
+    pub fn batch(mut self, cells: u32) -> Scan {
+        self.batch = Some(cells.max(1));
+        self
+    }
+
+    /// Return rows in pieces as the server sends them instead of stitching partial rows.
+    pub fn allow_partial_results(mut self) -> Scan {
+        self.allow_partial_results = true;
+        self
+    }
+
+    fn to_pb(&self, start: &Bytes, include_start: bool, core: &Core) -> pb::Scan {
+        pb::Scan {
+            column: self
+                .columns
+                .iter()
+                .map(|(family, qualifier)| pb::Column {
+                    family: family.clone(),
+                    qualifier: qualifier.clone(),
+                })
+                .collect(),
+            start_row: (!start.is_empty()).then(|| start.clone()),
+            stop_row: (!self.stop.is_empty()).then(|| self.stop.clone()),
+            include_start_row: Some(include_start),
+            include_stop_row: Some(self.include_stop),
+            filter: self.filter.as_ref().map(Filter::to_pb),
+            time_range: self.time_range.map(|(from, to)| pb::TimeRange {
+                from: Some(from),
+                to: Some(to),
+            }),
+            max_versions: Some(self.max_versions),
+            max_result_size: Some(
+                self.max_result_size
+                    .unwrap_or(core.config.scanner_max_result_size),
+            ),
+            reversed: Some(self.reversed),
+            caching: Some(self.caching.unwrap_or(core.config.scanner_caching)),
+            batch_size: self.batch,
+            allow_partial_results: Some(self.allow_partial_results),
+            ..Default::default()
+        }
+    }
+
+    /// Whether the region `loc` is the last one this scan needs.
+    fn ends_in(&self, loc: &RegionLocation) -> bool {
+        if self.reversed {
+            loc.start.is_empty() || (!self.stop.is_empty() && loc.start[..] <= self.stop[..])
+        } else {
+            loc.end.is_empty() || (!self.stop.is_empty() && loc.end[..] >= self.stop[..])
+        }
+    }
+}
+
+/// Where the next region scanner starts.
+#[derive(Debug, Clone)]
+struct Resume {
+    row: Bytes,
+    inclusive: bool,
+}
+
+/// An open server-side scanner.
+#[derive(Debug)]
+struct Open {
+    loc: Arc<RegionLocation>,
+    id: u64,
+    next_seq: u64,
+}
+
+/// The scan's progress; lives inside the stream (or its in-flight fetch).
+struct ScanState {
+    core: Arc<Core>,
+    table: TableName,
+    scan: Scan,
+    resume: Resume,
+    open: Option<Open>,
+    /// Cells of a row whose rest is still coming.
+    partial: Vec<Cell>,
+    rows_left: Option<u64>,
+    done: bool,
+    tries: u32,
+}
+
+impl Drop for ScanState {
+    fn drop(&mut self) {
+        let Some(open) = self.open.take() else {
+            return;
+        };
+        // Best effort: tell the server to free the scanner now instead of at lease expiry.
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            let core = self.core.clone();
+            handle.spawn(async move {
+                let request = pb::ScanRequest {
+                    scanner_id: Some(open.id),
+                    close_scanner: Some(true),
+                    number_of_rows: Some(0),
+                    ..Default::default()
+                };
+                let timeout = core.config.rpc_timeout;
+                let _ = core
+                    .pool
+                    .call(
+                        &open.loc.server,
+                        Service::Client,
+                        "Scan",
+                        &request,
+                        &[],
+                        timeout,
+                    )
+                    .await;
+            });
+        }
+    }
+}
+
+/// Errors after which the scan continues with a fresh scanner from where it was.
+fn reopens(e: &Error) -> bool {
+    e.is_retriable()
+        || e.remote_class().is_some_and(|c| {
+            matches!(
+                c,
+                "org.apache.hadoop.hbase.UnknownScannerException"
+                    | "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException"
+                    | "org.apache.hadoop.hbase.exceptions.ScannerResetException"
+            )
+        })
+}
+
+impl ScanState {
+    /// The next rows (possibly none while the scan is not done).
+    async fn next_batch(&mut self, deadline: Deadline) -> Result<Vec<RowResult>> {
+        loop {
+            if self.done {
+                return Ok(Vec::new());
+            }
+            match self.step(deadline).await {
+                Ok(rows) => {
+                    self.tries = 0;
+                    return Ok(rows);
+                }
+                Err(e) if reopens(&e) => {
+                    if let Some(open) = self.open.take() {
+                        self.core.locator.on_error(&open.loc, &e, &self.core.pool);
+                    }
+                    // Restart the row that was only partly received.
+                    self.partial.clear();
+                    let pause = pause_time(self.core.config.pause, self.tries);
+                    if self.tries >= self.core.config.retries || pause >= deadline.remaining() {
+                        return Err(e.with_context("table", self.table.to_string()));
+                    }
+                    self.tries += 1;
+                    self.core.count_retry();
+                    tokio::time::sleep(pause).await;
+                }
+                Err(e) => return Err(e.with_context("table", self.table.to_string())),
+            }
+        }
+    }
+
+    /// One RPC: open a scanner on the next region, or fetch the next batch of the open one.
+    async fn step(&mut self, deadline: Deadline) -> Result<Vec<RowResult>> {
+        let core = self.core.clone();
+        let rows = self.scan.caching.unwrap_or(core.config.scanner_caching);
+        let timeout = deadline.rpc_timeout(core.config.rpc_timeout)?;
+        let (loc, request) = match &self.open {
+            Some(open) => (
+                open.loc.clone(),
+                pb::ScanRequest {
+                    scanner_id: Some(open.id),
+                    number_of_rows: Some(rows),
+                    next_call_seq: Some(open.next_seq),
+                    close_scanner: Some(false),
+                    client_handles_partials: Some(true),
+                    client_handles_heartbeats: Some(true),
+                    ..Default::default()
+                },
+            ),
+            None => {
+                let want = match (self.scan.reversed, self.resume.row.is_empty()) {
+                    (true, true) => Want::Last,
+                    (true, false) if !self.resume.inclusive => Want::Before(&self.resume.row),
+                    _ => Want::At(&self.resume.row),
+                };
+                let loc = core.locate_for(&self.table, want, deadline).await?;
+                let request = pb::ScanRequest {
+                    region: Some(loc.specifier()),
+                    scan: Some(
+                        self.scan
+                            .to_pb(&self.resume.row, self.resume.inclusive, &core),
+                    ),
+                    number_of_rows: Some(rows),
+                    close_scanner: Some(false),
+                    client_handles_partials: Some(true),
+                    client_handles_heartbeats: Some(true),
+                    limit_of_rows: self.rows_left.map(|l| l.min(u64::from(u32::MAX)) as u32),
+                    ..Default::default()
+                };
+                (loc, request)
+            }
+        };
+        let frame = core
+            .pool
+            .call(&loc.server, Service::Client, "Scan", &request, &[], timeout)
+            .await?;
+        let response: pb::ScanResponse = frame.body("ScanResponse")?;
+        match &mut self.open {
+            Some(open) => open.next_seq += 1,
+            None => {
+                if let Some(id) = response.scanner_id {
+                    self.open = Some(Open {
+                        loc: loc.clone(),
+                        id,
+                        next_seq: 0,
+                    });
+                }
+            }
+        }
+        let rows = self.take_results(&response, frame.cellblock.clone())?;
+        let region_done = response.more_results_in_region == Some(false);
+        if response.more_results == Some(false) || self.rows_left == Some(0) {
+            self.finish_region();
+            self.done = true;
+        } else if region_done {
+            self.finish_region();
+            if self.scan.ends_in(&loc) {
+                self.done = true;
+            } else {
+                self.resume = if self.scan.reversed {
+                    Resume {
+                        row: loc.start.clone(),
+                        inclusive: false,
+                    }
+                } else {
+                    Resume {
+                        row: loc.end.clone(),
+                        inclusive: true,
+                    }
+                };
+            }
+        }
+        Ok(rows)
+    }
+
+    /// The region's scanner is finished on the server (it closed it).
+    fn finish_region(&mut self) {
+        self.open = None;
+    }
+
+    /// Turns the response's results into rows, stitching partials unless the caller asked for
+    /// pieces (batch or partial results).
+    fn take_results(
+        &mut self,
+        response: &pb::ScanResponse,
+        cellblock: Bytes,
+    ) -> Result<Vec<RowResult>> {
+        let pieces_wanted = self.scan.batch.is_some() || self.scan.allow_partial_results;
+        let mut rows = Vec::new();
+        for (cells, partial) in scan_results(response, cellblock)? {
+            if cells.is_empty() {
+                continue;
+            }
+            let complete = if pieces_wanted {
+                if !partial {
+                    self.mark_returned(&cells[0].row);
+                }
+                cells
+            } else {
+                if let Some(first) = self.partial.first() {
+                    if first.row != cells[0].row {
+                        return Err(Error::protocol("a partial row was followed by another row"));
+                    }
+                }
+                self.partial.extend(cells);
+                if partial {
+                    continue;
+                }
+                let cells = std::mem::take(&mut self.partial);
+                self.mark_returned(&cells[0].row);
+                cells
+            };
+            let row = complete[0].row.clone();
+            rows.push(RowResult::new(row, complete));
+            if self.rows_left == Some(0) {
+                break;
+            }
+        }
+        Ok(rows)
+    }
+
+    /// Records a complete row: the scan resumes after it and it counts against the limit.
+    fn mark_returned(&mut self, row: &Bytes) {
+        self.resume = Resume {
+            row: row.clone(),
+            inclusive: false,
+        };
+        if let Some(left) = self.rows_left.as_mut() {
+            *left = left.saturating_sub(1);
+        }
+    }
+}
+
+type Fetch = Pin<Box<dyn Future<Output = (Box<ScanState>, Result<Vec<RowResult>>)> + Send>>;
+
+/// The rows of a scan, as a `futures::Stream`. Dropping it closes the server-side scanner.
+pub struct Scanner {
+    state: Option<Box<ScanState>>,
+    fetch: Option<Fetch>,
+    buffer: VecDeque<RowResult>,
+    finished: bool,
+}
+
+impl std::fmt::Debug for Scanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scanner")
+            .field("buffered", &self.buffer.len())
+            .field("finished", &self.finished)
+            .finish()
+    }
+}
+
+impl Stream for Scanner {
+    type Item = Result<RowResult>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        loop {
+            if let Some(row) = self.buffer.pop_front() {
+                return Poll::Ready(Some(Ok(row)));
+            }
+            if self.finished {
+                return Poll::Ready(None);
+            }
+            if self.fetch.is_none() {
+                let mut state = self.state.take().expect("state is home when no fetch runs");
+                if state.done {
+                    self.state = Some(state);
+                    self.finished = true;
+                    continue;
+                }
+                let deadline = Deadline::after(state.core.config.operation_timeout);
+                self.fetch = Some(Box::pin(async move {
+                    let result = state.next_batch(deadline).await;
+                    (state, result)
+                }));
+            }
+            let fetch = self.fetch.as_mut().expect("just set");
+            let (state, result) = match fetch.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(done) => done,
+            };
+            self.fetch = None;
+            self.state = Some(state);
+            match result {
+                Ok(rows) => self.buffer.extend(rows),
+                Err(e) => {
+                    self.finished = true;
+                    return Poll::Ready(Some(Err(e)));
+                }
+            }
+        }
+    }
+}
+
+impl AsyncTable {
+    /// Scans rows as a stream of [`RowResult`]s (use `futures::StreamExt`/`TryStreamExt`).
+    pub fn scan(&self, scan: Scan) -> Scanner {
+        let core = self.core().clone();
+        let finished = core.check_open().is_err();
+        let resume = Resume {
+            row: scan.start.clone(),
+            inclusive: scan.include_start,
+        };
+        Scanner {
+            state: Some(Box::new(ScanState {
+                core,
+                table: self.name().clone(),
+                rows_left: scan.limit,
+                scan,
+                resume,
+                open: None,
+                partial: Vec::new(),
+                done: false,
+                tries: 0,
+            })),
+            fetch: None,
+            buffer: VecDeque::new(),
+            finished,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_ends() {
+        assert_eq!(&prefix_end(b"ab")[..], b"ac");
+        assert_eq!(&prefix_end(b"a\xff")[..], b"b");
+        assert!(prefix_end(b"\xff\xff").is_empty());
+    }
+}

@@ -1,0 +1,44 @@
+//! Single-row operations.
+
+use hbclient::{Get, Put};
+
+use crate::support::TestCluster;
+
+#[tokio::test]
+async fn put_then_get() {
+    let c = TestCluster::start().await;
+    let name = c.table(&["f"], &[b"m"]).await;
+    let table = c.conn.table(&name).unwrap();
+    table.put(Put::new("a").add("f", "q", "1")).await.unwrap();
+    table.put(Put::new("z").add("f", "q", "2")).await.unwrap();
+    let a = table.get(Get::new("a")).await.unwrap();
+    assert_eq!(a.value(b"f", b"q").map(|v| &v[..]), Some(&b"1"[..]));
+    let z = table.get(Get::new("z")).await.unwrap();
+    assert_eq!(z.value(b"f", b"q").map(|v| &v[..]), Some(&b"2"[..]));
+    assert!(table.get(Get::new("missing")).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn retriable_server_errors_are_retried() {
+    use mini_hbase::exception::class;
+    use mini_hbase::{Match, Reaction, RemoteException, Rule};
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("retriable_server_errors_are_retried") else {
+        return;
+    };
+    let name = c.table(&["f"], &[]).await;
+    // A second connection with the same settings shares nothing with the first.
+    let conn = hbclient::Connection::connect(c.config.clone())
+        .await
+        .unwrap();
+    let table = conn.table(&name).unwrap();
+    let busy = mini.faults().add(Rule::new(
+        Match::method("Mutate").times(2),
+        Reaction::Exception(RemoteException::new(class::REGION_TOO_BUSY, "busy")),
+    ));
+    table.put(Put::new("r").add("f", "q", "v")).await.unwrap();
+    assert_eq!(mini.faults().fired(busy), 2);
+    assert!(conn.metrics().retries >= 2);
+    let row = table.get(Get::new("r")).await.unwrap();
+    assert_eq!(row.value(b"f", b"q").map(|v| &v[..]), Some(&b"v"[..]));
+}
