@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs hbclient's integration suite and the quickstart against a real Apache HBase started from
+# Maven Central jars (scripts/hbase), through both discovery paths (ZooKeeper and the
+# ZooKeeper-free RPC bootstrap), then stops it. Usage:
+#   scripts/conformance.sh                              # HBase 2.6 (the pinned default)
+#   HBASE_VERSION=3.0.0-alpha-4 scripts/conformance.sh  # HBase 3.0
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+started=$(date +%s)
+bash scripts/hbase/hbase.sh start
+trap 'bash scripts/hbase/hbase.sh stop' EXIT
+echo "real HBase ready after $(( $(date +%s) - started )) s"
+
+zk="127.0.0.1:${HBASE_ZK_PORT:-2181}"
+rs="127.0.0.1:${HBASE_RS_PORT:-16020}"
+for target in "zk:$zk" "rpc:$rs"; do
+  echo "== integration suite against real HBase via $target"
+  HBCLIENT_TEST_CLUSTER="$target" cargo test -p hbclient --test suite
+done
+echo "== quickstart against real HBase"
+HBASE_ZOOKEEPER="$zk" cargo run -q --example quickstart
+echo "conformance run took $(( $(date +%s) - started )) s"
