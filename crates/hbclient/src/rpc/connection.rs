@@ -21,6 +21,7 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
+use tracing::Instrument;
 
 use crate::error::{Error, ErrorKind, RemoteError, Result};
 use crate::metrics::Metrics;
@@ -218,7 +219,6 @@ impl RpcConnection {
         let (reply, answer) = oneshot::channel();
         let deadline = Instant::now() + timeout;
         let span = tracing::trace_span!("rpc", method, server = %self.spec.addr, call_id = id);
-        let _enter = span.enter();
         let mut guard = CancelGuard {
             state: &self.state,
             id,
@@ -245,6 +245,7 @@ impl RpcConnection {
                 ))),
             }
         }
+        .instrument(span)
         .await;
         guard.armed = outcome.is_err();
         self.metrics.rpc_finished(

@@ -28,6 +28,7 @@ use crate::error::{Error, Result};
 use crate::locate::RegionLocation;
 use crate::retry::with_retries;
 use check::CheckAction;
+use tracing::Instrument;
 
 /// Reads and writes of one table. Cheap to clone; every clone shares the connection.
 #[derive(Clone)]
@@ -89,7 +90,7 @@ impl AsyncTable {
     pub async fn get(&self, get: Get) -> Result<RowResult> {
         self.core.check_open()?;
         get.validate()?;
-        let _span = tracing::debug_span!("get", table = %self.name).entered();
+        let span = tracing::debug_span!("get", table = %self.name);
         let request = get.to_pb();
         let cells = self
             .retrying(
@@ -107,6 +108,7 @@ impl AsyncTable {
                     response_cells(response.result.as_ref(), frame.cellblock)
                 },
             )
+            .instrument(span)
             .await?;
         Ok(RowResult::new(
             if cells.is_empty() {
@@ -190,7 +192,7 @@ impl AsyncTable {
     async fn mutate(&self, m: Mutation) -> Result<RowResult> {
         self.core.check_open()?;
         m.validate(self.core.config.keyvalue_maxsize)?;
-        let _span = tracing::debug_span!("mutate", table = %self.name, kind = ?m.kind()).entered();
+        let span = tracing::debug_span!("mutate", table = %self.name, kind = ?m.kind());
         let nonce = m.needs_nonce().then(|| self.core.new_nonce());
         let group = self.core.nonce_group;
         let cells = self
@@ -203,6 +205,7 @@ impl AsyncTable {
                     response_cells(response.result.as_ref(), frame.cellblock)
                 },
             )
+            .instrument(span)
             .await?;
         Ok(RowResult::new(m.row().clone(), cells))
     }
