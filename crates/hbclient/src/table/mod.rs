@@ -332,3 +332,32 @@ impl AsyncTable {
         &self.core
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn is_send<T: Send>(_: T) {}
+
+    /// Compile-time check: every operation's future can be spawned on a multi-threaded runtime.
+    #[allow(dead_code, clippy::let_underscore_future)]
+    fn futures_are_send(t: &AsyncTable) {
+        is_send(t.get(Get::new("r")));
+        is_send(t.exists(Get::new("r")));
+        is_send(t.get_many(Vec::new()));
+        is_send(t.put(Put::new("r")));
+        is_send(t.put_many(Vec::new()));
+        is_send(t.delete(Delete::new("r")));
+        is_send(t.increment(Increment::new("r")));
+        is_send(t.append(Append::new("r")));
+        is_send(t.mutate_row(RowMutations::new("r")));
+        is_send(t.batch(Vec::new()));
+        is_send(t.scan(Scan::new()));
+    }
+
+    #[test]
+    fn scanner_is_send_and_sync_enough() {
+        fn stream_is_send<S: futures::Stream + Send>() {}
+        stream_is_send::<Scanner>();
+    }
+}
