@@ -10,7 +10,9 @@
 //! ```
 
 use futures::TryStreamExt;
-use hbclient::{Action, BatchOutcome, Config, Connection, Get, Increment, Put, Scan, TableDescriptor};
+use hbclient::{
+    Action, BatchOutcome, Config, Connection, Get, Increment, Put, Scan, TableDescriptor,
+};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -28,7 +30,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             cluster.master_addr(),
             cluster.region_server_addrs()
         );
-        (Config::bootstrap(&cluster.master_addr().to_string()), Some(cluster))
+        (
+            Config::bootstrap(&cluster.master_addr().to_string()),
+            Some(cluster),
+        )
     };
     let conn = Connection::connect(config).await?;
     println!("connected to cluster {}", conn.cluster_id());
@@ -36,37 +41,58 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 2. A table split in two regions.
     let name = format!("quickstart_{}", std::process::id());
     let admin = conn.admin();
-    admin.create_table(&TableDescriptor::new(&name, &["info"])?, &[b"user5"]).await?;
+    admin
+        .create_table(&TableDescriptor::new(&name, &["info"])?, &[b"user5"])
+        .await?;
     println!("created table {name} with regions split at \"user5\"");
     let table = conn.table(&name)?;
 
     // 3. Direct writes and reads: one RPC each, acknowledged when the server has the data.
-    table.put(Put::new("user1").add("info", "name", "Ada").add("info", "lang", "Rust")).await?;
+    table
+        .put(
+            Put::new("user1")
+                .add("info", "name", "Ada")
+                .add("info", "lang", "Rust"),
+        )
+        .await?;
     let row = table.get(Get::new("user1")).await?;
     println!(
         "get user1 -> name={:?} lang={:?}",
-        row.value(b"info", b"name").map(|v| String::from_utf8_lossy(v).into_owned()),
-        row.value(b"info", b"lang").map(|v| String::from_utf8_lossy(v).into_owned()),
+        row.value(b"info", b"name")
+            .map(|v| String::from_utf8_lossy(v).into_owned()),
+        row.value(b"info", b"lang")
+            .map(|v| String::from_utf8_lossy(v).into_owned()),
     );
 
     // 4. A batch across both regions: one Multi per region server, sent concurrently.
     let mut actions: Vec<Action> = (0..10)
-        .map(|i| Action::Put(Put::new(format!("user{i}")).add("info", "visits", (i as u64).to_string())))
+        .map(|i| {
+            Action::Put(Put::new(format!("user{i}")).add("info", "visits", (i as u64).to_string()))
+        })
         .collect();
     actions.push(Action::Get(Get::new("user1")));
-    actions.push(Action::Increment(Increment::new("counter").add("info", "hits", 5)));
+    actions.push(Action::Increment(
+        Increment::new("counter").add("info", "hits", 5),
+    ));
     let results = table.batch(actions).await;
     let ok = results.iter().filter(|r| r.is_ok()).count();
     println!("batch of {} actions: {ok} succeeded", results.len());
     if let Some(Ok(BatchOutcome::Row(row))) = results.last() {
-        println!("counter after increment: {:?}", row.counter(b"info", b"hits"));
+        println!(
+            "counter after increment: {:?}",
+            row.counter(b"info", b"hits")
+        );
     }
 
     // 5. A scan over both regions, as a stream.
     let rows: Vec<_> = table.scan(Scan::new().prefix("user")).try_collect().await?;
     println!("scan prefix \"user\": {} rows", rows.len());
     for row in rows.iter().take(3) {
-        println!("  {} -> {} cells", String::from_utf8_lossy(row.row()), row.len());
+        println!(
+            "  {} -> {} cells",
+            String::from_utf8_lossy(row.row()),
+            row.len()
+        );
     }
 
     // 6. Clean up.

@@ -149,20 +149,33 @@ impl Core {
         deadline: Deadline,
     ) -> Error {
         self.locator.on_error(loc, &e, &self.pool);
-        let not_serving = e
-            .remote_class()
-            .is_some_and(|c| c == "org.apache.hadoop.hbase.NotServingRegionException");
-        if not_serving && self.table_disabled(table, deadline).await == Some(true) {
-            return Error::remote(crate::error::RemoteError {
-                class: "org.apache.hadoop.hbase.TableNotEnabledException".into(),
-                message: table.to_string(),
-                do_not_retry: true,
-                server_overloaded: false,
-                moved_to: None,
-            });
+        if let Some(disabled) = self.disabled_error(table, &e, deadline).await {
+            return disabled;
         }
         e.with_context("table", table.to_string())
             .with_context("region", String::from_utf8_lossy(&loc.name).into_owned())
+    }
+
+    /// TableNotEnabled when `e` is "region not served" and the master says the table is disabled.
+    pub(crate) async fn disabled_error(
+        &self,
+        table: &TableName,
+        e: &Error,
+        deadline: Deadline,
+    ) -> Option<Error> {
+        let not_serving = e
+            .remote_class()
+            .is_some_and(|c| c == "org.apache.hadoop.hbase.NotServingRegionException");
+        if !not_serving || self.table_disabled(table, deadline).await != Some(true) {
+            return None;
+        }
+        Some(Error::remote(crate::error::RemoteError {
+            class: "org.apache.hadoop.hbase.TableNotEnabledException".into(),
+            message: table.to_string(),
+            do_not_retry: true,
+            server_overloaded: false,
+            moved_to: None,
+        }))
     }
 
     /// Whether the master says the table is disabled (`None` if it cannot tell right now).

@@ -19,14 +19,19 @@
 //! println!("{} rows", rows.len());
 //! # Ok(()) }
 //! ```
+//!
+//! Without an async runtime, use the [`blocking`] facade (same operations, plain calls). For
+//! many writes, a [`BufferedMutator`] batches them by wire size and reports every failure.
 
 mod admin;
+pub mod blocking;
 mod client;
 mod codec;
 mod config;
 mod error;
 mod locate;
 mod metrics;
+mod mutator;
 mod retry;
 mod rpc;
 mod table;
@@ -38,6 +43,9 @@ pub use error::{Error, ErrorKind, RemoteError, Result};
 pub use hbclient_proto::cell::{Cell, CellType, LATEST_TIMESTAMP};
 pub use hbclient_proto::meta::TableName;
 pub use metrics::MetricsSnapshot;
+pub use mutator::{
+    BufferedMutator, ErrorListener, FailedMutation, MutatorError, MutatorMetrics, MutatorOptions,
+};
 pub use table::{
     Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Delete,
     Durability, Filter, Get, Increment, ListOp, Mutation, Put, RowMutations, RowResult, Scan,

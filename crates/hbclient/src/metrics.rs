@@ -16,6 +16,35 @@ const METHODS: [&str; 6] = [
 /// Latency buckets: bucket `i` holds calls that took less than 2^i microseconds.
 const BUCKETS: usize = 32;
 
+tokio::task_local! {
+    /// Set by a `BufferedMutator` flush around its batch: every RPC the batch's future starts
+    /// (retries included) is also counted here, so the mutator can report its own RPCs and bytes
+    /// even when other work shares the connection.
+    pub(crate) static RPC_TALLY: std::sync::Arc<RpcTally>;
+}
+
+/// RPCs started by one piece of work (see [`RPC_TALLY`]).
+#[derive(Debug, Default)]
+pub(crate) struct RpcTally {
+    /// `Multi` calls.
+    pub(crate) multi_rpcs: AtomicU64,
+    /// Bytes of the `Multi` request frames.
+    pub(crate) multi_bytes: AtomicU64,
+    /// Every other call (region lookups).
+    pub(crate) other_rpcs: AtomicU64,
+}
+
+impl RpcTally {
+    fn record(&self, method: &str, bytes: u64) {
+        if method == "Multi" {
+            self.multi_rpcs.fetch_add(1, Ordering::Relaxed);
+            self.multi_bytes.fetch_add(bytes, Ordering::Relaxed);
+        } else {
+            self.other_rpcs.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
 /// Live counters.
 #[derive(Debug)]
 pub(crate) struct Metrics {
@@ -65,6 +94,8 @@ fn method_index(method: &str) -> usize {
 
 impl Metrics {
     pub(crate) fn rpc_started(&self, method: &str, bytes: u64) {
+        // Attribute the call to a BufferedMutator flush when one is running in this task.
+        let _ = RPC_TALLY.try_with(|tally| tally.record(method, bytes));
         self.rpcs[method_index(method)].fetch_add(1, Ordering::Relaxed);
         self.bytes_out.fetch_add(bytes, Ordering::Relaxed);
         self.in_flight.fetch_add(1, Ordering::Relaxed);

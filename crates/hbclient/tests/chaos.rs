@@ -306,14 +306,14 @@ async fn nothing_acknowledged_is_lost_under_chaos() {
 
     // Verify with a fresh, calm read of everything acknowledged.
     let table = conn.table("chaos").unwrap();
-    let l = ledger.lock().unwrap();
-    let mut gets: Vec<Get> = Vec::new();
-    let mut expected = Vec::new();
-    for (k, v) in &l.acked_puts {
-        gets.push(Get::new(k.clone()));
-        expected.push((k.clone(), v.clone()));
-    }
-    drop(l);
+    let expected: Vec<(String, String)> = {
+        let l = ledger.lock().unwrap();
+        l.acked_puts
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    };
+    let gets: Vec<Get> = expected.iter().map(|(k, _)| Get::new(k.clone())).collect();
     let rows = table.get_many(gets).await.expect("final read");
     for ((k, v), row) in expected.iter().zip(&rows) {
         let got = row
@@ -325,10 +325,13 @@ async fn nothing_acknowledged_is_lost_under_chaos() {
             "acknowledged write of {k} is missing or wrong"
         );
     }
-    let l = ledger.lock().unwrap();
+    let (acked_increments, failed_increments) = {
+        let l = ledger.lock().unwrap();
+        (l.acked_increments.clone(), l.failed_increments.clone())
+    };
     for counter in 0..COUNTERS {
-        let acked = l.acked_increments.get(&counter).copied().unwrap_or(0);
-        let failed = l.failed_increments.get(&counter).copied().unwrap_or(0);
+        let acked = acked_increments.get(&counter).copied().unwrap_or(0);
+        let failed = failed_increments.get(&counter).copied().unwrap_or(0);
         let row = table
             .get(Get::new(format!("counter-{counter}")))
             .await
@@ -340,6 +343,7 @@ async fn nothing_acknowledged_is_lost_under_chaos() {
             acked + failed
         );
     }
+    let l = ledger.lock().unwrap();
     assert!(
         l.slowest <= OPERATION_TIMEOUT + Duration::from_secs(2),
         "an operation took {:?}, beyond its {OPERATION_TIMEOUT:?} deadline",

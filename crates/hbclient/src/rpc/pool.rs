@@ -2,7 +2,7 @@
 //! replaced lazily when they die. Concurrent first uses share one connect.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use prost::Message;
@@ -10,7 +10,7 @@ use prost::Message;
 use super::connection::{CallIds, ConnectSpec, RpcConnection};
 use super::Service;
 use crate::config::Config;
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::metrics::Metrics;
 
 /// One pooled connection: the live one, and a lock that serialises reconnecting.
@@ -32,6 +32,8 @@ pub(crate) struct RpcPool {
     ids: CallIds,
     pub(crate) metrics: Arc<Metrics>,
     slots: RwLock<HashMap<(String, Service), Arc<Slot>>>,
+    /// Set by `close`: no connection is opened any more.
+    closed: AtomicBool,
 }
 
 impl std::fmt::Debug for RpcPool {
@@ -49,6 +51,7 @@ impl RpcPool {
             ids: CallIds::default(),
             metrics,
             slots: RwLock::new(HashMap::new()),
+            closed: AtomicBool::new(false),
         }
     }
 
@@ -82,6 +85,9 @@ impl RpcPool {
         addr: &str,
         service: Service,
     ) -> Result<Arc<RpcConnection>> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::new(ErrorKind::Closed, "the connection is closed"));
+        }
         let slot = self.slot(addr, service);
         let entry = &slot.entries[slot.next.fetch_add(1, Ordering::Relaxed) % slot.entries.len()];
         if let Some(conn) = live(entry) {
@@ -136,8 +142,9 @@ impl RpcPool {
         }
     }
 
-    /// Closes everything.
+    /// Closes everything; later calls fail with `ErrorKind::Closed` instead of reconnecting.
     pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::Release);
         self.slots
             .write()
             .unwrap_or_else(|e| e.into_inner())

@@ -229,6 +229,18 @@ impl AsyncTable {
             if retry.is_empty() {
                 break;
             }
+            // Regions of a disabled table are not served anywhere: that is final.
+            let not_serving = retry.iter().map(|(_, e)| e).find(|e| {
+                e.remote_class() == Some("org.apache.hadoop.hbase.NotServingRegionException")
+            });
+            if let Some(e) = not_serving {
+                if let Some(disabled) = core.disabled_error(self.name(), e, deadline).await {
+                    for (index, _) in retry {
+                        results[index] = Some(Err(disabled.clone()));
+                    }
+                    break;
+                }
+            }
             let pause = pause_time(core.config.pause, tries);
             if tries >= core.config.retries || pause >= deadline.remaining() {
                 for (index, e) in retry {

@@ -37,7 +37,7 @@ impl CompareOp {
     }
 }
 
-/// How the filters of a [`Filter::list`] combine.
+/// How the filters of a [`Filter::List`] combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListOp {
     /// Every filter must pass (AND).

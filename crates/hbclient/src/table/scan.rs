@@ -325,15 +325,15 @@ impl ScanState {
             if self.done {
                 return Ok(Vec::new());
             }
+            self.core.check_open()?;
             match self.step(deadline).await {
                 Ok(rows) => {
                     self.tries = 0;
                     return Ok(rows);
                 }
                 Err(e) if reopens(&e) => {
-                    if let Some(open) = self.open.take() {
-                        self.core.locator.on_error(&open.loc, &e, &self.core.pool);
-                    }
+                    // `step` already corrected the location cache.
+                    self.open = None;
                     // Restart the row that was only partly received.
                     self.partial.clear();
                     let pause = pause_time(self.core.config.pause, self.tries);
@@ -390,10 +390,19 @@ impl ScanState {
                 (loc, request)
             }
         };
-        let frame = core
+        let frame = match core
             .pool
             .call(&loc.server, Service::Client, "Scan", &request, &[], timeout)
-            .await?;
+            .await
+        {
+            Ok(frame) => frame,
+            // Fixes the cache, and turns "not serving" of a disabled table into TableNotEnabled.
+            Err(e) => {
+                return Err(core
+                    .after_region_error(&self.table, &loc, e, deadline)
+                    .await)
+            }
+        };
         let response: pb::ScanResponse = frame.body("ScanResponse")?;
         match &mut self.open {
             Some(open) => open.next_seq += 1,
@@ -556,7 +565,6 @@ impl AsyncTable {
     /// Scans rows as a stream of [`RowResult`]s (use `futures::StreamExt`/`TryStreamExt`).
     pub fn scan(&self, scan: Scan) -> Scanner {
         let core = self.core().clone();
-        let finished = core.check_open().is_err();
         let resume = Resume {
             row: scan.start.clone(),
             inclusive: scan.include_start,
@@ -575,7 +583,7 @@ impl AsyncTable {
             })),
             fetch: None,
             buffer: VecDeque::new(),
-            finished,
+            finished: false,
         }
     }
 }

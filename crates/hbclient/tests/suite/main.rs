@@ -3,4 +3,14 @@
 
 mod support;
 
+mod admin;
+mod atomic;
 mod basics;
+mod batch;
+mod blocking;
+mod concurrency;
+mod errors;
+mod faults;
+mod mutations;
+mod mutator;
+mod scan;

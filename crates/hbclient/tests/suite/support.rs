@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hbclient::{Config, Connection, TableDescriptor};
+use hbclient::{Config, Connection, FamilyDescriptor, RowResult, TableDescriptor};
 use mini_hbase::{ClusterConfig, MiniCluster};
 
 /// A connected client plus, for mini-hbase, the cluster and its controls.
@@ -15,6 +15,35 @@ pub(crate) struct TestCluster {
     pub(crate) mini: Option<Arc<MiniCluster>>,
     /// How the client was configured (for tests that open more connections).
     pub(crate) config: Config,
+    /// Tables this test created (dropped again on a real HBase, whose heap they would fill).
+    created: std::sync::Mutex<Vec<String>>,
+}
+
+impl Drop for TestCluster {
+    fn drop(&mut self) {
+        let tables = std::mem::take(&mut *self.created.lock().unwrap_or_else(|e| e.into_inner()));
+        if self.mini.is_some() || tables.is_empty() {
+            return;
+        }
+        // Async cleanup from a destructor: a short-lived runtime on its own thread.
+        let config = self.config.clone();
+        let cleanup = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("cleanup runtime");
+            rt.block_on(async move {
+                let Ok(conn) = Connection::connect(config).await else {
+                    return;
+                };
+                for table in tables {
+                    drop_table(&conn, &table).await;
+                }
+                conn.close();
+            });
+        });
+        let _ = cleanup.join();
+    }
 }
 
 static TABLE_SEQ: AtomicU32 = AtomicU32::new(0);
@@ -32,6 +61,12 @@ pub(crate) fn fast(builder: hbclient::ConfigBuilder) -> Config {
 impl TestCluster {
     /// Starts (or attaches to) the cluster under test.
     pub(crate) async fn start() -> TestCluster {
+        TestCluster::start_with(ClusterConfig::default()).await
+    }
+
+    /// Like [`TestCluster::start`], with mini-hbase built from `cluster` (ignored against a real
+    /// HBase).
+    pub(crate) async fn start_with(cluster: ClusterConfig) -> TestCluster {
         match std::env::var("HBCLIENT_TEST_CLUSTER")
             .ok()
             .filter(|s| !s.is_empty())
@@ -50,12 +85,11 @@ impl TestCluster {
                     conn,
                     mini: None,
                     config,
+                    created: Default::default(),
                 }
             }
             None => {
-                let mini = MiniCluster::start(ClusterConfig::default())
-                    .await
-                    .expect("start mini-hbase");
+                let mini = MiniCluster::start(cluster).await.expect("start mini-hbase");
                 let config = fast(Config::builder().bootstrap(&mini.master_addr().to_string()));
                 let conn = Connection::connect(config.clone())
                     .await
@@ -64,6 +98,7 @@ impl TestCluster {
                     conn,
                     mini: Some(Arc::new(mini)),
                     config,
+                    created: Default::default(),
                 }
             }
         }
@@ -77,19 +112,109 @@ impl TestCluster {
         self.mini.as_deref()
     }
 
-    /// Creates a fresh table with a unique name (families given, pre-split at `splits`).
-    pub(crate) async fn table(&self, families: &[&str], splits: &[&[u8]]) -> String {
-        let name = format!(
+    /// True when running against mini-hbase.
+    pub(crate) fn is_mini(&self) -> bool {
+        self.mini.is_some()
+    }
+
+    /// A second connection to the same cluster, with the test settings changed by `tune`.
+    pub(crate) async fn connect_with(
+        &self,
+        tune: impl FnOnce(hbclient::ConfigBuilder) -> hbclient::ConfigBuilder,
+    ) -> Connection {
+        let builder = match self.config.discovery() {
+            hbclient::Discovery::ZooKeeper { quorum, .. } => {
+                Config::builder().zookeeper(&quorum.join(","))
+            }
+            hbclient::Discovery::Rpc { bootstrap } => {
+                Config::builder().bootstrap(&bootstrap.join(","))
+            }
+        };
+        let builder = builder
+            .pause(Duration::from_millis(20))
+            .rpc_timeout(Duration::from_secs(10))
+            .operation_timeout(Duration::from_secs(30))
+            .retries(20);
+        Connection::connect(tune(builder).build())
+            .await
+            .expect("connect")
+    }
+
+    /// Remembers a table to drop when the test ends (on a real HBase).
+    pub(crate) fn track(&self, table: &str) {
+        self.created
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(table.to_string());
+    }
+
+    /// A unique table name (not created).
+    pub(crate) fn unique_name() -> String {
+        format!(
             "hbclient_test_{}_{}",
             std::process::id(),
             TABLE_SEQ.fetch_add(1, Ordering::Relaxed)
-        );
+        )
+    }
+
+    /// Creates a fresh table with a unique name (families given, pre-split at `splits`).
+    pub(crate) async fn table(&self, families: &[&str], splits: &[&[u8]]) -> String {
+        let name = Self::unique_name();
         let descriptor = TableDescriptor::new(&name, families).unwrap();
-        self.conn
-            .admin()
-            .create_table(&descriptor, splits)
-            .await
-            .expect("create table");
+        self.create(&descriptor, splits).await;
         name
     }
+
+    /// Creates a fresh table with a unique name from family descriptors.
+    pub(crate) async fn table_with(
+        &self,
+        families: Vec<FamilyDescriptor>,
+        splits: &[&[u8]],
+    ) -> String {
+        let name = Self::unique_name();
+        let mut descriptor = TableDescriptor::new(&name, &[]).unwrap();
+        for f in families {
+            descriptor = descriptor.family(f);
+        }
+        self.create(&descriptor, splits).await;
+        name
+    }
+
+    async fn create(&self, descriptor: &TableDescriptor, splits: &[&[u8]]) {
+        self.track(&descriptor.name.to_string());
+        self.conn
+            .admin()
+            .create_table(descriptor, splits)
+            .await
+            .expect("create table");
+    }
+}
+
+/// A value as a byte slice (for assertions).
+pub(crate) fn value(row: &RowResult, family: &str, qualifier: &str) -> Option<Vec<u8>> {
+    row.value(family.as_bytes(), qualifier.as_bytes())
+        .map(|v| v.to_vec())
+}
+
+/// Every row of a scan (bounded in time).
+pub(crate) async fn scan_all(table: &hbclient::AsyncTable, scan: hbclient::Scan) -> Vec<RowResult> {
+    use futures::TryStreamExt;
+    tokio::time::timeout(Duration::from_secs(60), table.scan(scan).try_collect())
+        .await
+        .expect("scan finished in time")
+        .expect("scan succeeded")
+}
+
+/// The row keys of rows, as strings.
+pub(crate) fn keys(rows: &[RowResult]) -> Vec<String> {
+    rows.iter()
+        .map(|r| String::from_utf8_lossy(r.row()).into_owned())
+        .collect()
+}
+
+/// Drops the table (disable + delete), ignoring failures.
+pub(crate) async fn drop_table(conn: &Connection, name: &str) {
+    let admin = conn.admin();
+    let _ = admin.disable_table(name).await;
+    let _ = admin.delete_table(name).await;
 }

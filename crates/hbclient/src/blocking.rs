@@ -1,0 +1,556 @@
+//! A blocking facade over the async client, for programs without an async runtime.
+//!
+//! Every method is a thin call into the async core, run to completion on a small Tokio runtime
+//! the facade owns (two worker threads named `hbclient-io`, started by
+//! [`Connection::connect`]). The handles are `Send + Sync` and cheap to clone: share one
+//! [`Table`] between any number of threads and they all use the connection's multiplexed TCP
+//! connections (one per region server), with many calls in flight at once.
+//!
+//! Blocking calls are for threads outside any async runtime. Called from inside a Tokio runtime
+//! (an async task, or a thread that entered a runtime such as a `spawn_blocking` thread) they
+//! return [`ErrorKind::BlockingInAsync`] instead of blocking a worker thread or panicking; use
+//! the async API there ([`Table::as_async`] gives the async handle).
+//!
+//! The runtime lives as long as any handle made from the connection; when the last one is
+//! dropped it shuts down (in the background when that happens inside a runtime, so dropping
+//! never panics).
+//!
+//! ```no_run
+//! use hbclient::blocking::Connection;
+//! use hbclient::{Config, Get, Put, Scan};
+//!
+//! # fn demo() -> hbclient::Result<()> {
+//! let conn = Connection::connect(Config::zookeeper("127.0.0.1:2181"))?;
+//! let table = conn.table("users")?;
+//! std::thread::scope(|s| {
+//!     for t in 0..8 {
+//!         let table = &table;
+//!         s.spawn(move || -> hbclient::Result<()> {
+//!             let row = format!("user{t}");
+//!             table.put(Put::new(row.clone()).add("f", "name", "Ada"))?;
+//!             let got = table.get(Get::new(row))?;
+//!             assert_eq!(got.value(b"f", b"name").map(|v| &v[..]), Some(&b"Ada"[..]));
+//!             Ok(())
+//!         });
+//!     }
+//! });
+//! for row in table.scan(Scan::new().prefix("user")) {
+//!     println!("{:?}", row?.row());
+//! }
+//!
+//! let mutator = conn.buffered_mutator("events")?;
+//! for i in 0..10_000 {
+//!     mutator.mutate(Put::new(format!("e{i:05}")).add("f", "n", i.to_string()))?;
+//! }
+//! mutator.close()?; // every failed mutation comes back here
+//! # Ok(()) }
+//! ```
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use hbclient_proto::meta::TableName;
+
+use crate::admin::TableDescriptor;
+use crate::config::Config;
+use crate::error::{Error, ErrorKind, Result};
+use crate::metrics::MetricsSnapshot;
+use crate::mutator::{MutatorError, MutatorMetrics, MutatorOptions};
+use crate::table::{
+    Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, Delete, Get, Increment, Mutation,
+    Put, RowMutations, RowResult, Scan,
+};
+
+/// The runtime the facade runs the async core on.
+struct Runtime {
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Runtime {
+    fn start() -> Result<Arc<Runtime>> {
+        check_not_async("Connection::connect")?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("hbclient-io")
+            .enable_all()
+            .build()
+            .map_err(|e| Error::connection(format!("cannot start the hbclient runtime: {e}")))?;
+        Ok(Arc::new(Runtime {
+            runtime: Some(runtime),
+        }))
+    }
+
+    fn rt(&self) -> &tokio::runtime::Runtime {
+        self.runtime.as_ref().expect("the runtime lives until drop")
+    }
+
+    /// Runs `future` to completion, unless called from inside an async runtime.
+    fn block_on<F: Future>(&self, what: &str, future: F) -> Result<F::Output> {
+        check_not_async(what)?;
+        Ok(self.rt().block_on(future))
+    }
+
+    /// [`Runtime::block_on`] for futures that return a `Result`.
+    fn run<T>(&self, what: &str, future: impl Future<Output = Result<T>>) -> Result<T> {
+        self.block_on(what, future)?
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            if tokio::runtime::Handle::try_current().is_ok() {
+                // Blocking here would panic (or stall a worker): let it wind down on its own.
+                runtime.shutdown_background();
+            } else {
+                runtime.shutdown_timeout(Duration::from_secs(5));
+            }
+        }
+    }
+}
+
+/// Fails with [`ErrorKind::BlockingInAsync`] when the calling thread is inside a Tokio runtime.
+fn check_not_async(what: &str) -> Result<()> {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return Err(Error::new(
+            ErrorKind::BlockingInAsync,
+            format!(
+                "hbclient::blocking::{what} was called from inside an async runtime, where \
+                 blocking would stall its worker threads; use the async API there \
+                 (hbclient::Connection / AsyncTable), or call from a thread outside the runtime"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A blocking connection to one HBase cluster: the async [`crate::Connection`] plus the runtime
+/// it runs on. Cheap to clone; share one per process.
+#[derive(Clone)]
+pub struct Connection {
+    inner: crate::Connection,
+    rt: Arc<Runtime>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("blocking::Connection")
+            .field(&self.inner)
+            .finish()
+    }
+}
+
+impl Connection {
+    /// Starts the facade's runtime and connects (see [`crate::Connection::connect`]).
+    pub fn connect(config: Config) -> Result<Connection> {
+        let rt = Runtime::start()?;
+        let inner = rt.run("Connection::connect", crate::Connection::connect(config))?;
+        Ok(Connection { inner, rt })
+    }
+
+    /// A handle on a table (`name` or `namespace:name`); no RPC is made until it is used.
+    pub fn table(&self, name: &str) -> Result<Table> {
+        Ok(Table {
+            inner: self.inner.table(name)?,
+            rt: self.rt.clone(),
+        })
+    }
+
+    /// Administration of tables and regions.
+    pub fn admin(&self) -> Admin {
+        Admin {
+            inner: self.inner.admin(),
+            rt: self.rt.clone(),
+        }
+    }
+
+    /// A [`BufferedMutator`] for `table` with this connection's settings.
+    pub fn buffered_mutator(&self, table: &str) -> Result<BufferedMutator> {
+        self.table(table).map(|t| t.buffered_mutator())
+    }
+
+    /// A [`BufferedMutator`] for `table` with explicit settings.
+    pub fn buffered_mutator_with(
+        &self,
+        table: &str,
+        options: MutatorOptions,
+    ) -> Result<BufferedMutator> {
+        self.table(table).map(|t| t.buffered_mutator_with(options))
+    }
+
+    /// The cluster id read at connect time.
+    pub fn cluster_id(&self) -> &str {
+        self.inner.cluster_id()
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        self.inner.config()
+    }
+
+    /// A snapshot of the connection's counters.
+    pub fn metrics(&self) -> MetricsSnapshot {
+        self.inner.metrics()
+    }
+
+    /// Closes every TCP connection; operations on any handle then fail with
+    /// [`ErrorKind::Closed`]. The runtime stops when the last handle is dropped.
+    pub fn close(&self) {
+        self.inner.close()
+    }
+
+    /// Drops cached region locations of a table.
+    pub fn clear_region_cache(&self, table: &str) -> Result<()> {
+        self.inner.clear_region_cache(table)
+    }
+
+    /// The async connection underneath (for use from async code).
+    pub fn as_async(&self) -> &crate::Connection {
+        &self.inner
+    }
+}
+
+/// Blocking reads and writes of one table. `Send + Sync` and cheap to clone: share it between
+/// threads.
+#[derive(Clone)]
+pub struct Table {
+    inner: AsyncTable,
+    rt: Arc<Runtime>,
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("blocking::Table").field(&self.inner).finish()
+    }
+}
+
+impl Table {
+    /// The table's name.
+    pub fn name(&self) -> &TableName {
+        self.inner.name()
+    }
+
+    /// Reads one row; a missing row is an empty [`RowResult`]. See [`AsyncTable::get`].
+    pub fn get(&self, get: Get) -> Result<RowResult> {
+        self.rt.run("Table::get", self.inner.get(get))
+    }
+
+    /// Whether the row (or one of the selected columns) exists. See [`AsyncTable::exists`].
+    pub fn exists(&self, get: Get) -> Result<bool> {
+        self.rt.run("Table::exists", self.inner.exists(get))
+    }
+
+    /// Reads many rows, one Multi per server; results in input order.
+    pub fn get_many(&self, gets: Vec<Get>) -> Result<Vec<RowResult>> {
+        self.rt.run("Table::get_many", self.inner.get_many(gets))
+    }
+
+    /// Writes one row (one Mutate RPC, no client-side buffer).
+    pub fn put(&self, put: Put) -> Result<()> {
+        self.rt.run("Table::put", self.inner.put(put))
+    }
+
+    /// Writes many rows (batched per server); one result per put.
+    pub fn put_many(&self, puts: Vec<Put>) -> Result<Vec<Result<()>>> {
+        self.rt
+            .block_on("Table::put_many", self.inner.put_many(puts))
+    }
+
+    /// Deletes cells, families or the whole row.
+    pub fn delete(&self, delete: Delete) -> Result<()> {
+        self.rt.run("Table::delete", self.inner.delete(delete))
+    }
+
+    /// Adds to counters; returns their new values.
+    pub fn increment(&self, increment: Increment) -> Result<RowResult> {
+        self.rt
+            .run("Table::increment", self.inner.increment(increment))
+    }
+
+    /// Appends to values; returns the new values.
+    pub fn append(&self, append: Append) -> Result<RowResult> {
+        self.rt.run("Table::append", self.inner.append(append))
+    }
+
+    /// Applies several mutations of one row atomically.
+    pub fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
+        self.rt
+            .run("Table::mutate_row", self.inner.mutate_row(mutations))
+    }
+
+    /// Applies a mutation only if the check holds; returns whether it did.
+    pub fn check_and_mutate(&self, cam: CheckAndMutate) -> Result<bool> {
+        self.rt
+            .run("Table::check_and_mutate", self.inner.check_and_mutate(cam))
+    }
+
+    /// Runs a batch of gets and mutations; one result per action. See [`AsyncTable::batch`].
+    pub fn batch(&self, actions: Vec<Action>) -> Result<Vec<Result<BatchOutcome>>> {
+        self.rt.block_on("Table::batch", self.inner.batch(actions))
+    }
+
+    /// Scans rows; the [`Scanner`] is an `Iterator` fetching batches as it goes.
+    pub fn scan(&self, scan: Scan) -> Scanner {
+        Scanner {
+            inner: Some(self.inner.scan(scan)),
+            rt: self.rt.clone(),
+            failed: false,
+        }
+    }
+
+    /// A [`BufferedMutator`] for this table with the connection's settings.
+    pub fn buffered_mutator(&self) -> BufferedMutator {
+        self.wrap_mutator(self.inner.buffered_mutator())
+    }
+
+    /// A [`BufferedMutator`] for this table with explicit settings.
+    pub fn buffered_mutator_with(&self, options: MutatorOptions) -> BufferedMutator {
+        self.wrap_mutator(self.inner.buffered_mutator_with(options))
+    }
+
+    fn wrap_mutator(&self, inner: crate::BufferedMutator) -> BufferedMutator {
+        BufferedMutator {
+            owner: Arc::new(MutatorOwner {
+                inner,
+                rt: self.rt.clone(),
+            }),
+        }
+    }
+
+    /// The async table underneath (for use from async code).
+    pub fn as_async(&self) -> &AsyncTable {
+        &self.inner
+    }
+}
+
+/// The rows of a blocking scan, as an `Iterator`. Dropping it closes the server-side scanner.
+///
+/// After an error (including [`ErrorKind::BlockingInAsync`]) the iterator ends.
+pub struct Scanner {
+    inner: Option<crate::Scanner>,
+    rt: Arc<Runtime>,
+    failed: bool,
+}
+
+impl std::fmt::Debug for Scanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("blocking::Scanner")
+            .field(&self.inner)
+            .finish()
+    }
+}
+
+impl Iterator for Scanner {
+    type Item = Result<RowResult>;
+
+    fn next(&mut self) -> Option<Result<RowResult>> {
+        if self.failed {
+            return None;
+        }
+        let inner = self.inner.as_mut()?;
+        let item = match self.rt.block_on("Scanner::next", inner.next()) {
+            Ok(item) => item,
+            Err(e) => Some(Err(e)),
+        };
+        if matches!(item, Some(Err(_))) {
+            self.failed = true;
+        }
+        item
+    }
+}
+
+impl Drop for Scanner {
+    fn drop(&mut self) {
+        // Closing the server-side scanner is spawned on the runtime it must find current.
+        let _enter = self.rt.rt().enter();
+        drop(self.inner.take());
+    }
+}
+
+/// Blocking administration of tables and regions. See [`crate::Admin`].
+#[derive(Clone)]
+pub struct Admin {
+    inner: crate::Admin,
+    rt: Arc<Runtime>,
+}
+
+impl std::fmt::Debug for Admin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("blocking::Admin")
+    }
+}
+
+impl Admin {
+    /// Creates a table, pre-split at `split_keys`, and waits until the master finished.
+    pub fn create_table(&self, descriptor: &TableDescriptor, split_keys: &[&[u8]]) -> Result<()> {
+        self.rt.run(
+            "Admin::create_table",
+            self.inner.create_table(descriptor, split_keys),
+        )
+    }
+
+    /// Deletes a (disabled) table.
+    pub fn delete_table(&self, table: &str) -> Result<()> {
+        self.rt
+            .run("Admin::delete_table", self.inner.delete_table(table))
+    }
+
+    /// Disables a table.
+    pub fn disable_table(&self, table: &str) -> Result<()> {
+        self.rt
+            .run("Admin::disable_table", self.inner.disable_table(table))
+    }
+
+    /// Enables a table.
+    pub fn enable_table(&self, table: &str) -> Result<()> {
+        self.rt
+            .run("Admin::enable_table", self.inner.enable_table(table))
+    }
+
+    /// Whether the table exists.
+    pub fn table_exists(&self, table: &str) -> Result<bool> {
+        self.rt
+            .run("Admin::table_exists", self.inner.table_exists(table))
+    }
+
+    /// Whether the table is enabled.
+    pub fn is_table_enabled(&self, table: &str) -> Result<bool> {
+        self.rt.run(
+            "Admin::is_table_enabled",
+            self.inner.is_table_enabled(table),
+        )
+    }
+
+    /// The names of the user tables.
+    pub fn list_tables(&self) -> Result<Vec<TableName>> {
+        self.rt.run("Admin::list_tables", self.inner.list_tables())
+    }
+
+    /// The table's descriptor.
+    pub fn describe(&self, table: &str) -> Result<TableDescriptor> {
+        self.rt.run("Admin::describe", self.inner.describe(table))
+    }
+
+    /// Splits the region holding `row` at `split_point` (or its middle).
+    pub fn split_region(&self, table: &str, row: &[u8], split_point: Option<&[u8]>) -> Result<()> {
+        self.rt.run(
+            "Admin::split_region",
+            self.inner.split_region(table, row, split_point),
+        )
+    }
+
+    /// Moves the region holding `row` to `to` (`host:port`) or anywhere else.
+    pub fn move_region(&self, table: &str, row: &[u8], to: Option<&str>) -> Result<()> {
+        self.rt
+            .run("Admin::move_region", self.inner.move_region(table, row, to))
+    }
+
+    /// Flushes the region holding `row`.
+    pub fn flush_region(&self, table: &str, row: &[u8]) -> Result<()> {
+        self.rt
+            .run("Admin::flush_region", self.inner.flush_region(table, row))
+    }
+
+    /// Asks for a (major) compaction of the region holding `row`.
+    pub fn compact_region(&self, table: &str, row: &[u8], major: bool) -> Result<()> {
+        self.rt.run(
+            "Admin::compact_region",
+            self.inner.compact_region(table, row, major),
+        )
+    }
+}
+
+/// The last clone of a blocking mutator closes it (blocking) on drop.
+struct MutatorOwner {
+    inner: crate::BufferedMutator,
+    rt: Arc<Runtime>,
+}
+
+impl Drop for MutatorOwner {
+    fn drop(&mut self) {
+        if check_not_async("BufferedMutator::drop").is_err() {
+            // Inside a runtime: the async mutator's drop flushes in the background.
+            return;
+        }
+        if let Err(e) = self.rt.rt().block_on(self.inner.close()) {
+            tracing::warn!(
+                table = %self.inner.table().name(),
+                failed = e.failures().len(),
+                error = %e,
+                "mutations written when a blocking BufferedMutator was dropped failed \
+                 (call close() to get them back)"
+            );
+        }
+    }
+}
+
+/// The blocking twin of [`crate::BufferedMutator`]: same buffer, flushing and failure reporting;
+/// `mutate()` blocks where the async one awaits (backpressure). Cheap to clone and `Send + Sync`:
+/// threads can share one. Dropping the last clone closes it, blocking until the last flush
+/// completed (in the background when dropped inside a runtime); call [`BufferedMutator::close`]
+/// to learn about failures.
+#[derive(Clone)]
+pub struct BufferedMutator {
+    owner: Arc<MutatorOwner>,
+}
+
+impl std::fmt::Debug for BufferedMutator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("blocking::BufferedMutator")
+            .field(&self.owner.inner)
+            .finish()
+    }
+}
+
+impl BufferedMutator {
+    /// Buffers one mutation, blocking while `max_in_flight` bytes are held. See
+    /// [`crate::BufferedMutator::mutate`].
+    pub fn mutate(&self, mutation: impl Into<Mutation>) -> Result<()> {
+        let o = &self.owner;
+        o.rt.run("BufferedMutator::mutate", o.inner.mutate(mutation))
+    }
+
+    /// Buffers several mutations in order, stopping at the first that is rejected.
+    pub fn mutate_many<M: Into<Mutation>>(
+        &self,
+        mutations: impl IntoIterator<Item = M>,
+    ) -> Result<()> {
+        let o = &self.owner;
+        o.rt.run(
+            "BufferedMutator::mutate_many",
+            o.inner.mutate_many(mutations),
+        )
+    }
+
+    /// Sends everything buffered and blocks until every flush started so far completed; returns
+    /// the failures not reported yet.
+    pub fn flush(&self) -> Result<(), MutatorError> {
+        let o = &self.owner;
+        o.rt.block_on("BufferedMutator::flush", o.inner.flush())
+            .map_err(MutatorError::call)?
+    }
+
+    /// Flushes, waits, and stops accepting mutations; returns the failures not reported yet.
+    pub fn close(&self) -> Result<(), MutatorError> {
+        let o = &self.owner;
+        o.rt.block_on("BufferedMutator::close", o.inner.close())
+            .map_err(MutatorError::call)?
+    }
+
+    /// Wire bytes buffered now.
+    pub fn buffered_bytes(&self) -> usize {
+        self.owner.inner.buffered_bytes()
+    }
+
+    /// A snapshot of this mutator's counters.
+    pub fn metrics(&self) -> MutatorMetrics {
+        self.owner.inner.metrics()
+    }
+
+    /// The async mutator underneath (same buffer).
+    pub fn as_async(&self) -> &crate::BufferedMutator {
+        &self.owner.inner
+    }
+}

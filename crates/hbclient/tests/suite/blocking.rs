@@ -1,0 +1,292 @@
+//! The blocking facade: many threads sharing one `Table`, the `Iterator` scanner, the blocking
+//! `BufferedMutator` and `Admin`, and calls made from inside an async runtime.
+
+use std::time::Duration;
+
+use hbclient::blocking;
+use hbclient::{ErrorKind, Get, Increment, MutatorOptions, Put, Scan, TableDescriptor};
+
+use crate::support::TestCluster;
+
+/// The cluster under test, started on a runtime of the test's own; the test thread itself is
+/// outside any runtime, as a blocking caller is.
+struct Env {
+    c: TestCluster,
+    rt: tokio::runtime::Runtime,
+}
+
+impl Env {
+    fn start() -> Env {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let c = rt.block_on(TestCluster::start());
+        Env { c, rt }
+    }
+
+    fn table(&self, families: &[&str], splits: &[&[u8]]) -> String {
+        self.rt.block_on(self.c.table(families, splits))
+    }
+
+    fn connect(&self) -> blocking::Connection {
+        blocking::Connection::connect(self.c.config.clone()).unwrap()
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        // Stop mini-hbase inside its runtime.
+        let _enter = self.rt.enter();
+        self.c.mini.take();
+    }
+}
+
+fn assert_send_sync<T: Send + Sync>() {}
+
+#[test]
+fn handles_are_send_and_sync() {
+    assert_send_sync::<blocking::Connection>();
+    assert_send_sync::<blocking::Table>();
+    assert_send_sync::<blocking::BufferedMutator>();
+    assert_send_sync::<blocking::Admin>();
+    assert_send_sync::<hbclient::BufferedMutator>();
+    fn assert_send<T: Send>() {}
+    assert_send::<blocking::Scanner>();
+}
+
+#[test]
+fn many_threads_share_one_table() {
+    let env = Env::start();
+    let name = env.table(&["f"], &[b"t04", b"t08", b"t12"]);
+    let conn = env.connect();
+    let table = conn.table(&name).unwrap();
+    let opened_before = conn.metrics().connections_opened;
+    const THREADS: usize = 16;
+    const PER_THREAD: usize = 40;
+    std::thread::scope(|s| {
+        for t in 0..THREADS {
+            let table = &table;
+            s.spawn(move || {
+                for i in 0..PER_THREAD {
+                    let row = format!("t{t:02}-{i:03}");
+                    let value = format!("{t}/{i}");
+                    table
+                        .put(Put::new(row.clone()).add("f", "q", value.clone()))
+                        .unwrap();
+                    let got = table.get(Get::new(row.clone())).unwrap();
+                    assert_eq!(
+                        got.value(b"f", b"q").map(|v| v.to_vec()),
+                        Some(value.into_bytes()),
+                        "{row}"
+                    );
+                    table
+                        .increment(Increment::new("counter").add("f", "n", 1))
+                        .unwrap();
+                }
+            });
+        }
+    });
+    let counter = table.get(Get::new("counter")).unwrap();
+    assert_eq!(
+        counter.counter(b"f", b"n"),
+        Some((THREADS * PER_THREAD) as i64)
+    );
+    // Every thread went through the same multiplexed connections.
+    let metrics = conn.metrics();
+    let opened = metrics.connections_opened - opened_before;
+    println!(
+        "16 threads: {} TCP connections opened, {} RPCs",
+        metrics.connections_opened,
+        metrics.total_rpcs()
+    );
+    assert!(opened <= 8, "{opened} connections for 16 threads");
+
+    // The scanner is an Iterator.
+    let rows: Vec<_> = table
+        .scan(Scan::new().prefix("t"))
+        .collect::<hbclient::Result<_>>()
+        .unwrap();
+    assert_eq!(rows.len(), THREADS * PER_THREAD);
+    for r in &rows {
+        let key = String::from_utf8_lossy(r.row()).into_owned();
+        let (t, i) = key[1..].split_once('-').unwrap();
+        let want = format!(
+            "{}/{}",
+            t.parse::<usize>().unwrap(),
+            i.parse::<usize>().unwrap()
+        );
+        assert_eq!(r.value(b"f", b"q").unwrap(), want.as_bytes());
+    }
+    // A scanner dropped half-way is fine.
+    let mut partial = table.scan(Scan::new().caching(5));
+    assert!(partial.next().unwrap().is_ok());
+    drop(partial);
+    // Batches and the rest of the row API.
+    let got = table
+        .get_many(vec![Get::new("t00-000"), Get::new("missing")])
+        .unwrap();
+    assert!(!got[0].is_empty() && got[1].is_empty());
+    assert!(table.exists(Get::new("t00-000")).unwrap());
+    table.delete(hbclient::Delete::new("t00-000")).unwrap();
+    assert!(!table.exists(Get::new("t00-000")).unwrap());
+    let results = table
+        .put_many(vec![
+            Put::new("pm1").add("f", "q", "1"),
+            Put::new("pm2").add("nope", "q", "2"),
+        ])
+        .unwrap();
+    assert!(results[0].is_ok());
+    assert_eq!(
+        results[1].as_ref().unwrap_err().kind(),
+        ErrorKind::NoSuchColumnFamily
+    );
+}
+
+#[test]
+fn blocking_calls_inside_a_runtime_fail_cleanly() {
+    let env = Env::start();
+    let name = env.table(&["f"], &[]);
+    let conn = env.connect();
+    let table = conn.table(&name).unwrap();
+    table.put(Put::new("r").add("f", "q", "v")).unwrap();
+    let mutator = table.buffered_mutator();
+    let admin = conn.admin();
+    let config = env.c.config.clone();
+    // Any runtime: the test's own, current-thread or multi-thread.
+    let inside = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    inside.block_on(async {
+        let e = table.get(Get::new("r")).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BlockingInAsync);
+        assert!(e.to_string().contains("Table::get"), "{e}");
+        assert_eq!(
+            table
+                .put(Put::new("r").add("f", "q", "w"))
+                .unwrap_err()
+                .kind(),
+            ErrorKind::BlockingInAsync
+        );
+        let e = blocking::Connection::connect(config.clone()).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BlockingInAsync);
+        assert_eq!(
+            admin.table_exists(&name).unwrap_err().kind(),
+            ErrorKind::BlockingInAsync
+        );
+        assert_eq!(
+            mutator
+                .mutate(Put::new("m").add("f", "q", "v"))
+                .unwrap_err()
+                .kind(),
+            ErrorKind::BlockingInAsync
+        );
+        assert_eq!(
+            mutator.flush().unwrap_err().kind(),
+            ErrorKind::BlockingInAsync
+        );
+        let mut scanner = table.scan(Scan::new());
+        assert_eq!(
+            scanner.next().unwrap().unwrap_err().kind(),
+            ErrorKind::BlockingInAsync
+        );
+        assert!(scanner.next().is_none());
+        // The async handle underneath works here.
+        let row = table.as_async().get(Get::new("r")).await.unwrap();
+        assert_eq!(row.value(b"f", b"q").map(|v| &v[..]), Some(&b"v"[..]));
+    });
+    // Outside again, everything works.
+    assert!(!table.get(Get::new("r")).unwrap().is_empty());
+    mutator.close().unwrap();
+
+    // Dropping the last handles (and with them the facade's runtime) inside a runtime does not
+    // panic.
+    let other = env.connect();
+    let other_table = other.table(&name).unwrap();
+    let other_mutator = other_table.buffered_mutator();
+    other_mutator
+        .mutate(Put::new("dropped").add("f", "q", "v"))
+        .unwrap();
+    inside.block_on(async move {
+        drop(other_mutator);
+        drop(other_table);
+        drop(other);
+    });
+    drop(inside);
+}
+
+#[test]
+fn blocking_mutator_and_admin() {
+    let env = Env::start();
+    let conn = env.connect();
+    let admin = conn.admin();
+    let name = TestCluster::unique_name();
+    admin
+        .create_table(&TableDescriptor::new(&name, &["f"]).unwrap(), &[b"k5"])
+        .unwrap();
+    assert!(admin.table_exists(&name).unwrap());
+    assert!(admin.is_table_enabled(&name).unwrap());
+    assert!(admin
+        .list_tables()
+        .unwrap()
+        .iter()
+        .any(|t| t.to_string() == name));
+
+    let m = conn
+        .buffered_mutator_with(
+            &name,
+            MutatorOptions::from_config(conn.config())
+                .write_buffer(4096)
+                .max_in_flight(16 * 1024),
+        )
+        .unwrap();
+    const THREADS: usize = 8;
+    const PER_THREAD: usize = 250;
+    std::thread::scope(|s| {
+        for t in 0..THREADS {
+            let m = m.clone();
+            s.spawn(move || {
+                for i in 0..PER_THREAD {
+                    m.mutate(Put::new(format!("k{t}-{i:03}")).add("f", "q", vec![b'a'; 64]))
+                        .unwrap();
+                    m.mutate(Increment::new("k-count").add("f", "n", 1))
+                        .unwrap();
+                }
+                m.flush().unwrap();
+            });
+        }
+    });
+    // A bad family fails alone and comes back from close().
+    m.mutate(Put::new("k9-bad").add("nope", "q", "v")).unwrap();
+    let e = m.close().unwrap_err();
+    assert_eq!(e.failures().len(), 1);
+    assert_eq!(e.kind(), ErrorKind::NoSuchColumnFamily);
+    let metrics = m.metrics();
+    println!("blocking mutator: {metrics:?}");
+    let total = (THREADS * PER_THREAD) as u64;
+    assert_eq!(metrics.mutations_written, 2 * total);
+    assert!(metrics.flushes_size > 0 && metrics.flushes_explicit > 0);
+    assert!(metrics.peak_bytes_held <= 16 * 1024 + 200);
+    let table = conn.table(&name).unwrap();
+    assert_eq!(
+        table.get(Get::new("k-count")).unwrap().counter(b"f", b"n"),
+        Some(total as i64)
+    );
+    let rows = table.scan(Scan::new().prefix("k")).count();
+    assert_eq!(rows as u64, total + 1);
+
+    // Dropping an unclosed blocking mutator flushes before returning.
+    let m = table.buffered_mutator_with(
+        MutatorOptions::from_config(conn.config()).periodic_flush(Some(Duration::from_secs(3600))),
+    );
+    m.mutate(Put::new("last").add("f", "q", "v")).unwrap();
+    drop(m);
+    assert!(!table.get(Get::new("last")).unwrap().is_empty());
+
+    admin.disable_table(&name).unwrap();
+    assert!(!admin.is_table_enabled(&name).unwrap());
+    admin.delete_table(&name).unwrap();
+    assert!(!admin.table_exists(&name).unwrap());
+}

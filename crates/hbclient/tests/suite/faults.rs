@@ -1,0 +1,339 @@
+//! Fault injection (mini-hbase only): every reaction, dead and restarted region servers, and
+//! the operation deadline.
+
+use std::time::{Duration, Instant};
+
+use futures::TryStreamExt;
+use hbclient::{Action, ErrorKind, Get, Put, Scan};
+use mini_hbase::exception::class;
+use mini_hbase::{Match, MiniCluster, Reaction, RemoteException, Rule};
+
+use crate::support::{value, TestCluster};
+
+/// A table split at `m` with rows `a` and `z`, and a fresh connection tuned by `tune`.
+async fn setup(
+    c: &TestCluster,
+    tune: impl FnOnce(hbclient::ConfigBuilder) -> hbclient::ConfigBuilder,
+) -> (hbclient::Connection, hbclient::AsyncTable, String) {
+    let name = c.table(&["f"], &[b"m"]).await;
+    let conn = c.connect_with(tune).await;
+    let t = conn.table(&name).unwrap();
+    t.put(Put::new("a").add("f", "q", "A")).await.unwrap();
+    t.put(Put::new("z").add("f", "q", "Z")).await.unwrap();
+    (conn, t, name)
+}
+
+async fn get_value(t: &hbclient::AsyncTable, row: &str) -> Vec<u8> {
+    value(&t.get(Get::new(row.to_string())).await.unwrap(), "f", "q").unwrap_or_default()
+}
+
+fn exception(class: &str) -> Reaction {
+    Reaction::Exception(RemoteException::new(class, "injected"))
+}
+
+#[tokio::test]
+async fn delay_is_waited_out() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("delay_is_waited_out") else {
+        return;
+    };
+    let (conn, t, _) = setup(&c, |b| b).await;
+    let rule = mini.faults().add(Rule::new(
+        Match::method("Get"),
+        Reaction::Delay(Duration::from_millis(300)),
+    ));
+    let started = Instant::now();
+    assert_eq!(get_value(&t, "a").await, b"A");
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    assert_eq!(mini.faults().fired(rule), 1);
+    assert_eq!(conn.metrics().retries, 0, "a slow answer is not a failure");
+}
+
+#[tokio::test]
+async fn region_too_busy_and_not_serving_are_retried() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("region_too_busy_and_not_serving_are_retried") else {
+        return;
+    };
+    let (conn, t, name) = setup(&c, |b| b).await;
+    let table = hbclient::TableName::parse(&name).unwrap();
+
+    let busy = mini.faults().add(Rule::new(
+        Match::method("Get").times(3),
+        exception(class::REGION_TOO_BUSY),
+    ));
+    let m = conn.metrics();
+    assert_eq!(get_value(&t, "a").await, b"A");
+    assert_eq!(mini.faults().fired(busy), 3);
+    assert_eq!(conn.metrics().retries - m.retries, 3);
+    assert_eq!(
+        conn.metrics().meta_lookups,
+        m.meta_lookups,
+        "busy keeps the location"
+    );
+
+    // NotServingRegion drops the cached location: the retry looks the region up again.
+    let nsre = mini.faults().add(Rule::new(
+        Match::method("Mutate").table(table.clone()).times(2),
+        exception(class::NOT_SERVING_REGION),
+    ));
+    let m = conn.metrics();
+    t.put(Put::new("a").add("f", "q", "A2")).await.unwrap();
+    assert_eq!(mini.faults().fired(nsre), 2);
+    assert!(conn.metrics().meta_lookups >= m.meta_lookups + 2);
+    assert_eq!(get_value(&t, "a").await, b"A2");
+
+    // In a Multi, one region fails alone and only its actions are retried.
+    let region = mini.region_of(&name, b"z").unwrap();
+    let one_region = mini.faults().add(Rule::new(
+        Match::method("Multi").region(region.name.clone()).times(2),
+        exception(class::REGION_TOO_BUSY),
+    ));
+    let results = t
+        .batch(vec![
+            Action::Put(Put::new("b").add("f", "q", "B")),
+            Action::Put(Put::new("y").add("f", "q", "Y")),
+        ])
+        .await;
+    assert!(results.iter().all(|r| r.is_ok()), "{results:?}");
+    assert_eq!(mini.faults().fired(one_region), 2);
+    assert_eq!(get_value(&t, "b").await, b"B");
+    assert_eq!(get_value(&t, "y").await, b"Y");
+}
+
+#[tokio::test]
+async fn call_queue_too_big_backs_off_longer() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("call_queue_too_big_backs_off_longer") else {
+        return;
+    };
+    let (conn, t, _) = setup(&c, |b| {
+        b.set("hbase.client.pause.server.overloaded", "400")
+            .unwrap()
+    })
+    .await;
+    let rule = mini.faults().add(Rule::new(
+        Match::method("Get").times(1),
+        exception(class::CALL_QUEUE_TOO_BIG),
+    ));
+    let started = Instant::now();
+    assert_eq!(get_value(&t, "z").await, b"Z");
+    let took = started.elapsed();
+    assert_eq!(mini.faults().fired(rule), 1);
+    assert_eq!(conn.metrics().retries, 1);
+    assert!(
+        took >= Duration::from_millis(400),
+        "server_overloaded uses the overloaded pause: {took:?}"
+    );
+    // A plain retriable error uses the normal (20 ms) pause.
+    mini.faults().add(Rule::new(
+        Match::method("Get").times(1),
+        exception(class::REGION_TOO_BUSY),
+    ));
+    let started = Instant::now();
+    assert_eq!(get_value(&t, "z").await, b"Z");
+    assert!(started.elapsed() < Duration::from_millis(400));
+}
+
+#[tokio::test]
+async fn do_not_retry_is_final() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("do_not_retry_is_final") else {
+        return;
+    };
+    let (conn, t, _) = setup(&c, |b| b).await;
+    let rule = mini.faults().add(Rule::new(
+        Match::method("Mutate"),
+        exception(class::DO_NOT_RETRY),
+    ));
+    let e = t
+        .put(Put::new("a").add("f", "q", "never"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Remote);
+    assert_eq!(e.remote_class(), Some(class::DO_NOT_RETRY));
+    assert!(!e.is_retriable());
+    assert_eq!(mini.faults().fired(rule), 1, "sent once");
+    assert_eq!(conn.metrics().retries, 0);
+    // In a batch too.
+    let multi = mini.faults().add(Rule::new(
+        Match::method("Multi"),
+        exception(class::DO_NOT_RETRY),
+    ));
+    let results = t
+        .batch(vec![Action::Put(Put::new("a").add("f", "q", "never"))])
+        .await;
+    assert_eq!(
+        results[0].as_ref().unwrap_err().remote_class(),
+        Some(class::DO_NOT_RETRY)
+    );
+    assert_eq!(mini.faults().fired(multi), 1);
+    mini.faults().clear();
+    assert_eq!(get_value(&t, "a").await, b"A");
+}
+
+#[tokio::test]
+async fn closed_connection_is_retried_on_a_new_one() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("closed_connection_is_retried_on_a_new_one") else {
+        return;
+    };
+    let (conn, t, _) = setup(&c, |b| b).await;
+    let opened = conn.metrics().connections_opened;
+    let rule = mini.faults().add(Rule::new(
+        Match::method("Get").times(1),
+        Reaction::CloseConnection,
+    ));
+    assert_eq!(get_value(&t, "a").await, b"A");
+    assert_eq!(mini.faults().fired(rule), 1);
+    assert!(conn.metrics().retries >= 1);
+    assert!(
+        conn.metrics().connections_opened > opened,
+        "a new TCP connection was opened"
+    );
+    // Many calls in flight on the closed connection all fail over.
+    let rule = mini.faults().add(Rule::new(
+        Match::method("Get").skip(5).times(1),
+        Reaction::CloseConnection,
+    ));
+    let gets = (0..50).map(|i| {
+        let t = t.clone();
+        async move { get_value(&t, if i % 2 == 0 { "a" } else { "z" }).await }
+    });
+    let values = futures::future::join_all(gets).await;
+    assert_eq!(mini.faults().fired(rule), 1);
+    for (i, v) in values.iter().enumerate() {
+        assert_eq!(v, if i % 2 == 0 { b"A" } else { b"Z" });
+    }
+}
+
+#[tokio::test]
+async fn stalled_call_times_out_and_is_retried() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("stalled_call_times_out_and_is_retried") else {
+        return;
+    };
+    let (conn, t, _) = setup(&c, |b| b.rpc_timeout(Duration::from_millis(300))).await;
+    let rule = mini
+        .faults()
+        .add(Rule::new(Match::method("Get").times(1), Reaction::Stall));
+    let started = Instant::now();
+    assert_eq!(get_value(&t, "z").await, b"Z");
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(mini.faults().fired(rule), 1);
+    assert!(conn.metrics().retries >= 1);
+}
+
+/// Index of the region server hosting `row`.
+fn server_of(mini: &MiniCluster, table: &str, row: &[u8]) -> usize {
+    mini.region_of(table, row).unwrap().server
+}
+
+#[tokio::test]
+async fn stopped_region_server_regions_come_back_elsewhere() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("stopped_region_server_regions_come_back_elsewhere") else {
+        return;
+    };
+    let (conn, t, name) = setup(&c, |b| b.rpc_timeout(Duration::from_secs(2))).await;
+    // Stop the server of `z` (unless it hosts meta; then move `z` first).
+    let meta = mini.meta_server();
+    if server_of(mini, &name, b"z") == meta {
+        let region = mini.region_of(&name, b"z").unwrap();
+        let to = (meta + 1) % mini.region_server_addrs().len();
+        mini.move_region(&region.name, to).unwrap();
+    }
+    let victim = server_of(mini, &name, b"z");
+    mini.stop_region_server(victim);
+    // The get fails over once the regions are reassigned.
+    let reader = {
+        let t = t.clone();
+        tokio::spawn(async move { get_value(&t, "z").await })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    mini.reassign_regions();
+    let got = tokio::time::timeout(Duration::from_secs(20), reader)
+        .await
+        .expect("bounded")
+        .unwrap();
+    assert_eq!(got, b"Z");
+    assert_ne!(server_of(mini, &name, b"z"), victim);
+    assert!(conn.metrics().retries >= 1);
+    t.put(Put::new("z2").add("f", "q", "Z2")).await.unwrap();
+    assert_eq!(get_value(&t, "z2").await, b"Z2");
+}
+
+#[tokio::test]
+async fn restarted_region_server_serves_again() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("restarted_region_server_serves_again") else {
+        return;
+    };
+    let (conn, t, name) = setup(&c, |b| b.rpc_timeout(Duration::from_secs(2))).await;
+    let n = server_of(mini, &name, b"a");
+    mini.stop_region_server(n);
+    let writer = {
+        let t = t.clone();
+        tokio::spawn(async move { t.put(Put::new("a").add("f", "q", "after")).await })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    mini.restart_region_server(n).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(20), writer)
+        .await
+        .expect("bounded")
+        .unwrap()
+        .unwrap();
+    assert!(mini.is_running(n));
+    assert_eq!(server_of(mini, &name, b"a"), n);
+    assert_eq!(get_value(&t, "a").await, b"after");
+    assert!(conn.metrics().retries >= 1);
+}
+
+#[tokio::test]
+async fn deadline_bounds_every_operation() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("deadline_bounds_every_operation") else {
+        return;
+    };
+    let timeout = Duration::from_millis(800);
+    let margin = Duration::from_millis(500);
+    let (_conn, t, _) = setup(&c, |b| {
+        b.operation_timeout(timeout)
+            .rpc_timeout(Duration::from_secs(10))
+    })
+    .await;
+    mini.faults().add(Rule::new(Match::any(), Reaction::Stall));
+
+    let check = |what: &str, started: Instant, e: hbclient::Error| {
+        assert_eq!(e.kind(), ErrorKind::Timeout, "{what}: {e:?}");
+        let took = started.elapsed();
+        assert!(
+            took >= timeout.mul_f32(0.9) && took <= timeout + margin,
+            "{what} took {took:?}"
+        );
+    };
+    let started = Instant::now();
+    let e = t.get(Get::new("a")).await.unwrap_err();
+    check("get", started, e);
+    let started = Instant::now();
+    let e = t.put(Put::new("a").add("f", "q", "v")).await.unwrap_err();
+    check("put", started, e);
+    let started = Instant::now();
+    let results = t
+        .batch(vec![Action::Get(Get::new("a")), Action::Get(Get::new("z"))])
+        .await;
+    for r in results {
+        check("batch", started, r.unwrap_err());
+    }
+    let started = Instant::now();
+    let e = t
+        .scan(Scan::new())
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap_err();
+    check("scan", started, e);
+    // With the faults gone, the same connection works again.
+    mini.faults().clear();
+    assert_eq!(get_value(&t, "a").await, b"A");
+}
