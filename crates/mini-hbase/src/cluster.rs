@@ -514,6 +514,20 @@ impl MiniCluster {
         Ok(())
     }
 
+    /// Serves one raw request frame body (everything after the u32 length) on `server` as if it
+    /// arrived on a connection bound to `service` (`cellblocks`: the connection declared the
+    /// KeyValue codec) and returns the answer frame, or `None` when the call gets no answer.
+    /// Meant for fuzzing and protocol tests; the network path is the same code.
+    pub async fn serve_raw_frame(
+        &self,
+        server: ServerId,
+        service: &str,
+        cellblocks: bool,
+        body: Bytes,
+    ) -> Option<Bytes> {
+        crate::server::serve_one(self.shared.clone(), server, service, cellblocks, body).await
+    }
+
     /// True while region server `n` serves.
     pub fn is_running(&self, n: usize) -> bool {
         self.shared.region_servers[n].is_running()

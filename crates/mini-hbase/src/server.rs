@@ -347,23 +347,72 @@ async fn run_call(
         Ok(()) => dispatch(&conn, &method, &request).await,
         Err(fail) => Err(fail),
     };
-    let frame = match result {
-        Ok(reply) => frame::encode_response(
+    let closes = matches!(result, Err(Fail::CloseConnection));
+    match answer(call_id, result) {
+        Some(frame) => {
+            let _ = tx.send(frame);
+        }
+        None if closes => close.cancel(),
+        None => {}
+    }
+}
+
+/// The frame answering a call, or `None` when the call gets no answer (closed or stalled).
+fn answer(call_id: u32, result: CallResult) -> Option<Bytes> {
+    match result {
+        Ok(reply) => Some(frame::encode_response(
             pb::ResponseHeader {
                 call_id: Some(call_id),
                 ..Default::default()
             },
             Some(&*reply.body),
             &reply.cells,
-        ),
-        Err(Fail::Exception(e)) => frame::encode_exception_response(call_id, e.to_pb()),
-        Err(Fail::CloseConnection) => {
-            close.cancel();
-            return;
-        }
-        Err(Fail::Stall) => return,
+        )),
+        Err(Fail::Exception(e)) => Some(frame::encode_exception_response(call_id, e.to_pb())),
+        Err(Fail::CloseConnection) | Err(Fail::Stall) => None,
+    }
+}
+
+/// Serves one request frame body as if it arrived on a connection bound to `service`, and
+/// returns the answer frame (`None` when the call gets none). Fault rules apply as usual.
+pub(crate) async fn serve_one(
+    shared: Arc<Shared>,
+    server: ServerId,
+    service: &str,
+    cellblocks: bool,
+    body: Bytes,
+) -> Option<Bytes> {
+    let Some(service) = Service::parse(service, server) else {
+        let e = RemoteException::new(class::UNKNOWN_SERVICE, service.to_string());
+        return Some(frame::encode_exception_response(
+            CONNECTION_CALL_ID,
+            e.to_pb(),
+        ));
     };
-    let _ = tx.send(frame);
+    let conn = Conn {
+        shared,
+        server,
+        service,
+        cellblocks,
+    };
+    let request = match RequestFrame::decode(body) {
+        Ok(request) => request,
+        Err(e) => {
+            let e =
+                RemoteException::new(class::FATAL_CONNECTION, format!("bad request frame: {e}"));
+            return Some(frame::encode_exception_response(
+                CONNECTION_CALL_ID,
+                e.to_pb(),
+            ));
+        }
+    };
+    let call_id = request.header.call_id.unwrap_or(0);
+    let method = request.header.method_name.clone().unwrap_or_default();
+    let result = match conn.fault_point(&method, None).await {
+        Ok(()) => dispatch(&conn, &method, &request).await,
+        Err(fail) => Err(fail),
+    };
+    answer(call_id, result)
 }
 
 /// Routes a call to its service.
