@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as README.md documents it and .ci/run calls it:
-# formatting, lints (warnings are errors), then every test in the workspace.
+# formatting, lints (warnings are errors), every test in the workspace, then libhbclient's C and
+# C++ tests and examples (under AddressSanitizer, against a mini-hbase the script starts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,3 +13,6 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 echo "== cargo test --workspace"
 cargo test --workspace
+
+echo "== libhbclient: C and C++ tests and examples"
+bash scripts/ffi-test.sh

@@ -1,0 +1,422 @@
+//! raw-limit: the ceiling any client could reach against this server on this machine.
+//!
+//! One Get frame for one existing row is encoded once. Its call id is a 5-byte varint at a known
+//! offset (ids stay in `[2^28, 2^32)`, where every varint is 5 bytes), so each send copies the
+//! template into the output buffer and patches the id in place. One plain TCP connection
+//! (preamble, then a ConnectionHeader for ClientService with KeyValueCodec) carries `in_flight`
+//! calls; as answers arrive, their slots are re-sent, all frames of one read going out in one
+//! write. No region lookup, no retries, no response decoding beyond the response header.
+
+use std::time::{Duration, Instant};
+
+use bytes::{BufMut, Bytes, BytesMut};
+use hbclient_proto::frame::{self, ResponseFrame};
+use hbclient_proto::pb;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::engine::{Phase, Plan, Totals};
+use crate::report::PhaseReport;
+use crate::workload::Outcome;
+use crate::{ctx, BenchResult};
+
+/// Smallest call id used: from here on every `uint32` varint is 5 bytes long.
+const ID_BASE: u32 = 1 << 28;
+/// Ids cycle within `[ID_BASE, ID_BASE + ID_SPAN)`.
+const ID_SPAN: u32 = 1 << 27;
+
+/// What to pipeline, and where.
+#[derive(Debug, Clone)]
+pub(crate) struct RawSpec {
+    /// `host:port` of the region server.
+    pub(crate) server: String,
+    /// Full region name of the row's region.
+    pub(crate) region: Bytes,
+    /// The row to get (it must exist).
+    pub(crate) row: Bytes,
+    /// Calls in flight.
+    pub(crate) in_flight: usize,
+}
+
+/// The pre-encoded frame and where its call id sits.
+#[derive(Debug, Clone)]
+pub(crate) struct Template {
+    pub(crate) frame: Bytes,
+    pub(crate) id_at: usize,
+}
+
+/// The 5-byte varint of an id in `[2^28, 2^32)`.
+fn varint5(id: u32) -> [u8; 5] {
+    debug_assert!(id >= ID_BASE);
+    [
+        (id as u8 & 0x7f) | 0x80,
+        ((id >> 7) as u8 & 0x7f) | 0x80,
+        ((id >> 14) as u8 & 0x7f) | 0x80,
+        ((id >> 21) as u8 & 0x7f) | 0x80,
+        (id >> 28) as u8,
+    ]
+}
+
+impl Template {
+    /// Encodes the Get frame once, exactly as hbclient would send it.
+    pub(crate) fn get(region: &Bytes, row: &Bytes) -> BenchResult<Template> {
+        let header = pb::RequestHeader {
+            call_id: Some(ID_BASE),
+            method_name: Some("Get".into()),
+            timeout: Some(60_000),
+            ..Default::default()
+        };
+        let request = pb::GetRequest {
+            region: pb::RegionSpecifier {
+                r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+                value: region.clone(),
+            },
+            get: pb::Get {
+                row: row.clone(),
+                max_versions: Some(1),
+                ..Default::default()
+            },
+        };
+        let frame = frame::encode_request(header, &request, &[]);
+        // Frame: u32 length, varint header length, then the header, whose first field is
+        // call_id (field 1, varint: tag 0x08).
+        let header_len = prost::decode_length_delimiter(&frame[4..])
+            .map_err(ctx("raw-limit: encoded header"))?;
+        let id_at = 4 + prost::length_delimiter_len(header_len) + 1;
+        if frame.get(id_at - 1) != Some(&0x08)
+            || frame.get(id_at..id_at + 5) != Some(&varint5(ID_BASE)[..])
+        {
+            return Err("raw-limit: the call id is not where expected in the encoded frame".into());
+        }
+        Ok(Template { frame, id_at })
+    }
+
+    /// Appends the frame with `id` patched in.
+    pub(crate) fn push(&self, out: &mut BytesMut, id: u32) {
+        let at = out.len() + self.id_at;
+        out.put_slice(&self.frame);
+        out[at..at + 5].copy_from_slice(&varint5(id));
+    }
+}
+
+/// The connection preamble and header hbclient sends for `service`.
+fn hello(service: &str) -> Bytes {
+    let header = pb::ConnectionHeader {
+        user_info: Some(pb::UserInformation {
+            effective_user: std::env::var("USER").unwrap_or_else(|_| "hbclient".into()),
+            real_user: None,
+        }),
+        service_name: Some(service.into()),
+        cell_block_codec_class: Some(frame::KEY_VALUE_CODEC_CLASS.to_string()),
+        cell_block_compressor_class: None,
+        version_info: Some(pb::VersionInfo {
+            version: "2.6.0".into(),
+            url: "hbclient-bench".into(),
+            revision: env!("CARGO_PKG_VERSION").into(),
+            user: "hbclient".into(),
+            date: String::new(),
+            src_checksum: String::new(),
+            version_major: Some(2),
+            version_minor: Some(6),
+        }),
+        rpc_crypto_cipher_transformation: None,
+        attribute: Vec::new(),
+    };
+    let mut out = BytesMut::new();
+    out.put_slice(&frame::SIMPLE_PREAMBLE);
+    out.put_slice(&frame::encode_connection_header(&header));
+    out.freeze()
+}
+
+/// Checks one answer fully (the first): no exception, and the row came back.
+fn check_first(response: &ResponseFrame) -> BenchResult<()> {
+    if let Some(e) = &response.header.exception {
+        return Err(format!(
+            "raw-limit: the server answered {}: {}",
+            e.exception_class_name.as_deref().unwrap_or("an exception"),
+            e.stack_trace
+                .as_deref()
+                .unwrap_or("")
+                .lines()
+                .next()
+                .unwrap_or("")
+        ));
+    }
+    let body: pb::GetResponse = response
+        .body("GetResponse")
+        .map_err(ctx("raw-limit: GetResponse"))?;
+    let cells = body.result.as_ref().map_or(0, |r| {
+        r.cell.len() as i64 + i64::from(r.associated_cell_count.unwrap_or(0))
+    });
+    if cells == 0 {
+        return Err("raw-limit: the row is missing (was the table loaded?)".into());
+    }
+    Ok(())
+}
+
+/// Runs raw-limit under `plan` and reports it like a client phase.
+pub(crate) async fn run(
+    spec: &RawSpec,
+    plan: Plan,
+    show_progress: bool,
+) -> BenchResult<PhaseReport> {
+    let template = Template::get(&spec.region, &spec.row)?;
+    let mut stream = TcpStream::connect(&spec.server)
+        .await
+        .map_err(ctx(&format!("raw-limit: connecting to {}", spec.server)))?;
+    let _ = stream.set_nodelay(true);
+    stream
+        .write_all(&hello("ClientService"))
+        .await
+        .map_err(ctx("raw-limit: handshake"))?;
+    let slots = spec.in_flight.max(1);
+    let cycle = (ID_SPAN / slots as u32).max(1);
+    let id_of = |slot: usize, round: u32| ID_BASE + (round % cycle) * slots as u32 + slot as u32;
+    let mut sent_at = vec![Instant::now(); slots];
+    let mut rounds = vec![0u32; slots];
+
+    let phase = Phase::start(plan, "raw-limit", show_progress);
+    let mut rec = phase.recorder();
+    let mut out = BytesMut::with_capacity(template.frame.len() * slots);
+    let mut outstanding = 0usize;
+    for (slot, at) in sent_at.iter_mut().enumerate() {
+        if phase.shared.claim(&phase.plan, phase.started).is_none() {
+            break;
+        }
+        *at = Instant::now();
+        template.push(&mut out, id_of(slot, 0));
+        outstanding += 1;
+    }
+    stream
+        .write_all(&out)
+        .await
+        .map_err(ctx("raw-limit: write"))?;
+    out.clear();
+    let mut input = BytesMut::with_capacity(256 * 1024);
+    let mut checked = false;
+    let timeout = Duration::from_secs(60);
+    while outstanding > 0 {
+        let n = tokio::time::timeout(timeout, stream.read_buf(&mut input))
+            .await
+            .map_err(|_| "raw-limit: no answer for 60 s".to_string())?
+            .map_err(ctx("raw-limit: read"))?;
+        if n == 0 {
+            return Err("raw-limit: the server closed the connection".into());
+        }
+        while let Some(body) = frame::take_frame(&mut input, frame::DEFAULT_MAX_FRAME_LEN)
+            .map_err(ctx("raw-limit: frame"))?
+        {
+            let response = ResponseFrame::decode(body).map_err(ctx("raw-limit: response"))?;
+            if !checked {
+                check_first(&response)?;
+                checked = true;
+            }
+            let id = response.header.call_id.unwrap_or(0);
+            if id < ID_BASE {
+                return Err(format!("raw-limit: unexpected call id {id}"));
+            }
+            let slot = ((id - ID_BASE) % slots as u32) as usize;
+            let outcome = match &response.header.exception {
+                None => Ok(Outcome { rows: 1, misses: 0 }),
+                Some(e) => Err(e.exception_class_name.clone().unwrap_or_default()),
+            };
+            rec.done(sent_at[slot], outcome);
+            phase
+                .shared
+                .completed
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if phase.shared.claim(&phase.plan, phase.started).is_some() {
+                rounds[slot] = rounds[slot].wrapping_add(1);
+                sent_at[slot] = Instant::now();
+                template.push(&mut out, id_of(slot, rounds[slot]));
+            } else {
+                outstanding -= 1;
+            }
+        }
+        if !out.is_empty() {
+            stream
+                .write_all(&out)
+                .await
+                .map_err(ctx("raw-limit: write"))?;
+            out.clear();
+        }
+    }
+    let mut totals = Totals::empty();
+    totals.merge(rec.finish());
+    Ok(phase.finish(totals))
+}
+
+/// One call over a fresh plain connection to `addr`, bound to `service`.
+async fn one_call(
+    addr: &str,
+    service: &str,
+    method: &str,
+    param: &impl prost::Message,
+) -> BenchResult<ResponseFrame> {
+    let work = async {
+        let mut stream = TcpStream::connect(addr)
+            .await
+            .map_err(ctx(&format!("connecting to {addr}")))?;
+        let header = pb::RequestHeader {
+            call_id: Some(1),
+            method_name: Some(method.into()),
+            timeout: Some(10_000),
+            ..Default::default()
+        };
+        let mut out = BytesMut::from(&hello(service)[..]);
+        out.put_slice(&frame::encode_request(header, param, &[]));
+        stream.write_all(&out).await.map_err(ctx("write"))?;
+        let mut input = BytesMut::new();
+        loop {
+            if let Some(body) =
+                frame::take_frame(&mut input, frame::DEFAULT_MAX_FRAME_LEN).map_err(ctx("frame"))?
+            {
+                let response = ResponseFrame::decode(body).map_err(ctx("response"))?;
+                if let Some(e) = &response.header.exception {
+                    return Err(format!(
+                        "{method} on {addr}: {}",
+                        e.exception_class_name.as_deref().unwrap_or("exception")
+                    ));
+                }
+                return Ok(response);
+            }
+            if stream.read_buf(&mut input).await.map_err(ctx("read"))? == 0 {
+                return Err(format!("{addr} closed the connection"));
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(15), work)
+        .await
+        .map_err(|_| format!("{method} on {addr}: no answer within 15 s"))?
+}
+
+fn server_addr(server: &pb::ServerName) -> String {
+    format!("{}:{}", server.host_name, server.port.unwrap_or(16020))
+}
+
+/// `host:port` of hbase:meta's server, asked of a bootstrap server (`ClientMetaService`).
+pub(crate) async fn meta_server_via_rpc(bootstrap: &str) -> BenchResult<String> {
+    let response = one_call(
+        bootstrap,
+        "ClientMetaService",
+        "GetMetaRegionLocations",
+        &pb::GetMetaRegionLocationsRequest::default(),
+    )
+    .await?;
+    let locations: pb::GetMetaRegionLocationsResponse = response
+        .body("GetMetaRegionLocationsResponse")
+        .map_err(ctx("GetMetaRegionLocationsResponse"))?;
+    locations
+        .meta_locations
+        .iter()
+        .find(|l| l.region_info.replica_id.unwrap_or(0) == 0)
+        .and_then(|l| l.server_name.as_ref())
+        .map(server_addr)
+        .ok_or_else(|| "hbase:meta is not assigned".to_string())
+}
+
+/// `host:port` of hbase:meta's server, read from ZooKeeper (`/hbase/meta-region-server`).
+pub(crate) async fn meta_server_via_zk(quorum: &str) -> BenchResult<String> {
+    let client = zookeeper_client::Client::connector()
+        .with_session_timeout(Duration::from_secs(30))
+        .with_fail_eagerly()
+        .connect(quorum)
+        .await
+        .map_err(ctx(&format!("ZooKeeper {quorum}")))?;
+    let (data, _) = client
+        .get_data("/hbase/meta-region-server")
+        .await
+        .map_err(ctx("reading /hbase/meta-region-server"))?;
+    let meta: pb::MetaRegionServer =
+        hbclient_proto::znode::decode_znode("meta-region-server", &data)
+            .map_err(ctx("meta-region-server znode"))?;
+    Ok(server_addr(&meta.server))
+}
+
+/// Region name and `host:port` of the server of `row`: one reversed scan of hbase:meta on
+/// `meta_server`, as a client's region lookup does.
+pub(crate) async fn locate(
+    meta_server: &str,
+    table: &str,
+    row: &[u8],
+) -> BenchResult<(Bytes, String)> {
+    use hbclient_proto::meta;
+    let name = meta::TableName::parse(table).map_err(ctx("table name"))?;
+    let request = pb::ScanRequest {
+        region: Some(pb::RegionSpecifier {
+            r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+            value: Bytes::from_static(meta::META_REGION_NAME),
+        }),
+        scan: Some(pb::Scan {
+            column: vec![pb::Column {
+                family: Bytes::from_static(meta::CATALOG_FAMILY),
+                qualifier: Vec::new(),
+            }],
+            start_row: Some(meta::meta_search_key(&name, row)),
+            stop_row: Some(meta::meta_stop_key(&name)),
+            include_stop_row: Some(true),
+            reversed: Some(true),
+            caching: Some(1),
+            ..Default::default()
+        }),
+        number_of_rows: Some(1),
+        close_scanner: Some(true),
+        ..Default::default()
+    };
+    let response = one_call(meta_server, "ClientService", "Scan", &request).await?;
+    let scan: pb::ScanResponse = response.body("ScanResponse").map_err(ctx("ScanResponse"))?;
+    let mut cells: Vec<hbclient_proto::cell::Cell> = Vec::new();
+    let mut reader = hbclient_proto::cell::CellBlockReader::new(response.cellblock.clone());
+    for n in &scan.cells_per_result {
+        cells.extend(reader.next_cells(*n as usize).map_err(ctx("meta cells"))?);
+    }
+    for result in &scan.results {
+        for c in &result.cell {
+            cells.push(hbclient_proto::cell::Cell::put(
+                c.row.clone().unwrap_or_default(),
+                c.family.clone().unwrap_or_default(),
+                c.qualifier.clone().unwrap_or_default(),
+                0,
+                c.value.clone().unwrap_or_default(),
+            ));
+        }
+    }
+    let first = cells
+        .first()
+        .ok_or_else(|| format!("hbase:meta has no region of {table}"))?;
+    if meta::table_of_region_name(&first.row) != &name.to_bytes()[..] {
+        return Err(format!("hbase:meta has no region of {table}"));
+    }
+    let server = cells
+        .iter()
+        .find(|c| &c.qualifier[..] == meta::SERVER_QUALIFIER)
+        .ok_or("the region has no info:server (not open?)")?;
+    Ok((
+        first.row.clone(),
+        String::from_utf8_lossy(&server.value).into_owned(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_patch_in_place() {
+        let region = Bytes::from_static(b"t,,1.abc.");
+        let row = Bytes::from_static(b"00000000000000000000000000");
+        let t = Template::get(&region, &row).unwrap();
+        let mut out = BytesMut::new();
+        t.push(&mut out, ID_BASE + 12345);
+        t.push(&mut out, u32::MAX - 1);
+        assert_eq!(out.len(), 2 * t.frame.len());
+        for (i, want) in [(0, ID_BASE + 12345), (1, u32::MAX - 1)] {
+            let mut one = BytesMut::from(&out[i * t.frame.len()..(i + 1) * t.frame.len()]);
+            let body = frame::take_frame(&mut one, 1 << 20).unwrap().unwrap();
+            let request = frame::RequestFrame::decode(body).unwrap();
+            assert_eq!(request.header.call_id, Some(want));
+            let get: pb::GetRequest = request.param("GetRequest").unwrap();
+            assert_eq!(get.get.row, row);
+        }
+    }
+}

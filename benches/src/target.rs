@@ -1,0 +1,291 @@
+//! Where the load goes: an embedded mini-hbase (own runtime, threads named `mini-hbase`, so its
+//! CPU can be told apart from the client's) or a real cluster found through ZooKeeper or a
+//! bootstrap server. Also table setup and finding the server of one row (for raw-limit).
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use hbclient::{Config, Connection, TableDescriptor};
+use hbclient_proto::meta::TableName;
+use mini_hbase::{ClusterConfig, Match, MiniCluster, Reaction, Rule, RuleId};
+use tokio::runtime::Runtime;
+
+use crate::workload::row_key;
+use crate::{ctx, BenchResult};
+
+/// Name prefix of the embedded server's threads (CPU accounting reads it back).
+pub(crate) const SERVER_THREAD: &str = "mini-hbase";
+/// Name of the client runtime's threads.
+pub(crate) const CLIENT_THREAD: &str = "bench-client";
+
+/// How to reach the cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TargetSpec {
+    /// Embedded mini-hbase.
+    Mini {
+        region_servers: usize,
+        service_time: Duration,
+    },
+    /// ZooKeeper quorum `host:port`.
+    Zk(String),
+    /// Bootstrap server `host:port` (ZooKeeper-free registry).
+    Rpc(String),
+}
+
+impl TargetSpec {
+    pub(crate) fn parse(s: &str, region_servers: usize, service_time_us: u64) -> BenchResult<Self> {
+        if s == "mini" {
+            return Ok(TargetSpec::Mini {
+                region_servers: region_servers.max(1),
+                service_time: Duration::from_micros(service_time_us),
+            });
+        }
+        if let Some(addr) = s.strip_prefix("zk:") {
+            return Ok(TargetSpec::Zk(addr.to_string()));
+        }
+        if let Some(addr) = s.strip_prefix("rpc:") {
+            return Ok(TargetSpec::Rpc(addr.to_string()));
+        }
+        Err(format!(
+            "--target {s:?}: expected mini, zk:HOST:PORT or rpc:HOST:PORT"
+        ))
+    }
+
+    pub(crate) fn is_mini(&self) -> bool {
+        matches!(self, TargetSpec::Mini { .. })
+    }
+
+    /// For the JSON result.
+    pub(crate) fn describe(&self) -> serde_json::Value {
+        match self {
+            TargetSpec::Mini {
+                region_servers,
+                service_time,
+            } => serde_json::json!({
+                "kind": "mini",
+                "region_servers": region_servers,
+                "service_time_us": service_time.as_micros() as u64,
+                "note": "embedded mini-hbase in this process: process CPU and RSS include the server",
+            }),
+            TargetSpec::Zk(a) => serde_json::json!({ "kind": "zk", "address": a }),
+            TargetSpec::Rpc(a) => serde_json::json!({ "kind": "rpc", "address": a }),
+        }
+    }
+}
+
+/// A live target: runtimes, the embedded cluster if any, and how to build client configs.
+pub(crate) struct Target {
+    pub(crate) spec: TargetSpec,
+    /// Runtime the client's async work runs on.
+    pub(crate) client_rt: Runtime,
+    /// The embedded cluster (kept alive for the target's life).
+    cluster: Option<MiniCluster>,
+    /// Runtime of the embedded cluster (dropped last).
+    server_rt: Option<Runtime>,
+    service_rule: Option<RuleId>,
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        if let Some(cluster) = self.cluster.take() {
+            cluster.shutdown();
+            drop(cluster);
+        }
+        if let Some(rt) = self.server_rt.take() {
+            rt.shutdown_timeout(Duration::from_secs(2));
+        }
+    }
+}
+
+fn runtime(name: &'static str) -> BenchResult<Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name(name)
+        .build()
+        .map_err(ctx("cannot start a tokio runtime"))
+}
+
+impl Target {
+    /// Starts the embedded cluster (for `mini`) and the client runtime.
+    pub(crate) fn start(spec: TargetSpec) -> BenchResult<Target> {
+        let client_rt = runtime(CLIENT_THREAD)?;
+        let (cluster, server_rt) = match &spec {
+            TargetSpec::Mini { region_servers, .. } => {
+                let rt = runtime(SERVER_THREAD)?;
+                let config = ClusterConfig {
+                    region_servers: *region_servers,
+                    ..ClusterConfig::default()
+                };
+                let cluster = rt
+                    .block_on(MiniCluster::start(config))
+                    .map_err(ctx("cannot start mini-hbase"))?;
+                (Some(cluster), Some(rt))
+            }
+            _ => (None, None),
+        };
+        Ok(Target {
+            spec,
+            client_rt,
+            cluster,
+            server_rt,
+            service_rule: None,
+        })
+    }
+
+    /// A client configuration for this target with `pool_size` connections per server.
+    pub(crate) fn config(&self, pool_size: usize) -> Config {
+        let builder = Config::builder().pool_size(pool_size);
+        match (&self.spec, &self.cluster) {
+            (TargetSpec::Zk(q), _) => builder.zookeeper(q).build(),
+            (TargetSpec::Rpc(a), _) => builder.bootstrap(a).build(),
+            (TargetSpec::Mini { .. }, cluster) => {
+                let master = cluster.as_ref().map(|c| c.master_addr().to_string());
+                builder
+                    .bootstrap(master.as_deref().unwrap_or_default())
+                    .build()
+            }
+        }
+    }
+
+    /// Connects an async client.
+    pub(crate) fn connect(&self, pool_size: usize) -> BenchResult<Connection> {
+        let config = self.config(pool_size);
+        self.client_rt
+            .block_on(Connection::connect(config))
+            .map_err(ctx("cannot connect"))
+    }
+
+    /// Makes sure the table exists (re-creating it when asked), pre-split into `presplit`
+    /// regions over the key space `0..rows`.
+    pub(crate) fn prepare_table(
+        &self,
+        conn: &Connection,
+        table: &str,
+        family: &str,
+        presplit: usize,
+        rows: u64,
+        recreate: bool,
+    ) -> BenchResult<()> {
+        let admin = conn.admin();
+        let splits = split_keys(presplit, rows);
+        let split_refs: Vec<&[u8]> = splits.iter().map(|k| &k[..]).collect();
+        self.client_rt.block_on(async {
+            let exists = admin
+                .table_exists(table)
+                .await
+                .map_err(ctx("table_exists"))?;
+            if exists && recreate {
+                if admin.is_table_enabled(table).await.unwrap_or(true) {
+                    admin
+                        .disable_table(table)
+                        .await
+                        .map_err(ctx("disable_table"))?;
+                }
+                admin
+                    .delete_table(table)
+                    .await
+                    .map_err(ctx("delete_table"))?;
+            }
+            if !exists || recreate {
+                let descriptor =
+                    TableDescriptor::new(table, &[family]).map_err(ctx("table descriptor"))?;
+                admin
+                    .create_table(&descriptor, &split_refs)
+                    .await
+                    .map_err(ctx("create_table"))?;
+            }
+            Ok::<(), String>(())
+        })
+    }
+
+    /// Disables and deletes the table.
+    pub(crate) fn drop_table(&self, table: &str) -> BenchResult<()> {
+        let conn = self.connect(1)?;
+        let admin = conn.admin();
+        let outcome = self.client_rt.block_on(async {
+            if admin.is_table_enabled(table).await.unwrap_or(true) {
+                admin
+                    .disable_table(table)
+                    .await
+                    .map_err(ctx("disable_table"))?;
+            }
+            admin.delete_table(table).await.map_err(ctx("delete_table"))
+        });
+        conn.close();
+        outcome
+    }
+
+    /// Installs (or replaces) the per-call service time on the table's calls (mini only).
+    pub(crate) fn set_service_time(&mut self, table: &str) -> BenchResult<()> {
+        let (Some(cluster), TargetSpec::Mini { service_time, .. }) = (&self.cluster, &self.spec)
+        else {
+            return Ok(());
+        };
+        if service_time.is_zero() || self.service_rule.is_some() {
+            return Ok(());
+        }
+        let name = TableName::parse(table).map_err(ctx("table name"))?;
+        let id = cluster.faults().add(Rule::new(
+            Match::any().table(name),
+            Reaction::Delay(*service_time),
+        ));
+        self.service_rule = Some(id);
+        Ok(())
+    }
+
+    /// Region name and `host:port` of the server holding `row`, read from hbase:meta with
+    /// plain RPCs (for raw-limit, which bypasses the client).
+    pub(crate) fn locate_row(&self, table: &str, row: &[u8]) -> BenchResult<(Bytes, String)> {
+        self.client_rt.block_on(async {
+            let meta_server = match (&self.spec, &self.cluster) {
+                (TargetSpec::Mini { .. }, Some(cluster)) => cluster
+                    .region_server_addrs()
+                    .get(cluster.meta_server())
+                    .map(|a| a.to_string())
+                    .ok_or("mini-hbase has no meta server")?,
+                (TargetSpec::Rpc(addr), _) => crate::raw::meta_server_via_rpc(addr).await?,
+                (TargetSpec::Zk(quorum), _) => crate::raw::meta_server_via_zk(quorum).await?,
+                (TargetSpec::Mini { .. }, None) => return Err("mini-hbase is not running".into()),
+            };
+            crate::raw::locate(&meta_server, table, row).await
+        })
+    }
+}
+
+/// PE's split points: `presplit - 1` keys evenly spaced over `0..rows`.
+pub(crate) fn split_keys(presplit: usize, rows: u64) -> Vec<Bytes> {
+    if presplit <= 1 {
+        return Vec::new();
+    }
+    let jump = (rows / presplit as u64).max(1);
+    let mut keys: Vec<Bytes> = (1..presplit as u64).map(|i| row_key(jump * i)).collect();
+    keys.dedup();
+    keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse() {
+        assert!(TargetSpec::parse("mini", 0, 5).unwrap().is_mini());
+        assert_eq!(
+            TargetSpec::parse("zk:127.0.0.1:2181", 1, 0).unwrap(),
+            TargetSpec::Zk("127.0.0.1:2181".into())
+        );
+        assert_eq!(
+            TargetSpec::parse("rpc:h:16020", 1, 0).unwrap(),
+            TargetSpec::Rpc("h:16020".into())
+        );
+        assert!(TargetSpec::parse("nope", 1, 0).is_err());
+    }
+
+    #[test]
+    fn pe_splits() {
+        let keys = split_keys(4, 1000);
+        assert_eq!(keys.len(), 3);
+        assert_eq!(&keys[0][..], b"00000000000000000000000250");
+        assert!(split_keys(1, 1000).is_empty());
+    }
+}

@@ -1,0 +1,292 @@
+//! Keys, values and operations of each workload. Keys are PE's: 26 zero-padded decimal digits.
+//! Values are slices of one random buffer, so making an operation costs no value generation.
+
+use bytes::{Bytes, BytesMut};
+use futures::TryStreamExt;
+use hbclient::{Action, AsyncTable, BufferedMutator, Get, Put, Scan};
+
+use crate::{RunArgs, Workload};
+
+/// PE's row length.
+pub(crate) const KEY_DIGITS: usize = 26;
+
+/// Row key of row `i`: 26 zero-padded digits, as PerformanceEvaluation formats them.
+pub(crate) fn row_key(i: u64) -> Bytes {
+    Bytes::from(format!("{i:0KEY_DIGITS$}"))
+}
+
+/// A small fast PRNG (SplitMix64): reproducible keys without a dependency.
+#[derive(Debug, Clone)]
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0).
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next_u64()) * u128::from(n.max(1))) >> 64) as u64
+    }
+}
+
+/// Size of the random pool values and long keys are sliced from (beyond their own length).
+const POOL_SLACK: usize = 64 * 1024;
+
+/// Everything needed to make any operation of one run.
+#[derive(Debug, Clone)]
+pub(crate) struct OpGen {
+    pub(crate) workload: Workload,
+    pub(crate) rows: u64,
+    family: Bytes,
+    qualifiers: Vec<Bytes>,
+    value_size: usize,
+    key_size: usize,
+    pub(crate) batch_size: usize,
+    pub(crate) scan_rows: u64,
+    /// Random bytes for values.
+    values: Bytes,
+    /// Random letters for long keys.
+    letters: Bytes,
+}
+
+/// One operation, ready to send.
+#[derive(Debug, Clone)]
+pub(crate) enum Request {
+    Put(Put),
+    Get(Get),
+    Scan(Scan),
+    Batch(Vec<Put>),
+}
+
+/// What an operation did.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Outcome {
+    /// Rows written or read.
+    pub(crate) rows: u64,
+    /// Reads that found nothing.
+    pub(crate) misses: u64,
+}
+
+impl OpGen {
+    pub(crate) fn new(args: &RunArgs) -> OpGen {
+        let mut rng = Rng::new(args.seed);
+        let value_size = args.value_size();
+        let values: Vec<u8> = (0..value_size + POOL_SLACK)
+            .map(|_| rng.next_u64() as u8)
+            .collect();
+        let letters: Vec<u8> = (0..args.key_size + POOL_SLACK)
+            .map(|_| b'a' + rng.below(26) as u8)
+            .collect();
+        OpGen {
+            workload: args.workload,
+            rows: args.rows.max(1),
+            family: Bytes::from(args.family.clone()),
+            qualifiers: (0..args.columns.max(1))
+                .map(|i| Bytes::from(i.to_string()))
+                .collect(),
+            value_size,
+            key_size: args.key_size.max(KEY_DIGITS),
+            batch_size: args.batch_size.max(1),
+            scan_rows: args.scan_rows.max(1),
+            values: values.into(),
+            letters: letters.into(),
+        }
+    }
+
+    /// Rows one operation touches.
+    pub(crate) fn rows_per_op(&self) -> u64 {
+        match self.workload {
+            Workload::BatchPut => self.batch_size as u64,
+            Workload::Scan => self.scan_rows,
+            _ => 1,
+        }
+    }
+
+    /// Operations that make up `--rows` rows.
+    pub(crate) fn ops_for_rows(&self) -> u64 {
+        self.rows.div_ceil(self.rows_per_op()).max(1)
+    }
+
+    fn value(&self, rng: &mut Rng) -> Bytes {
+        let at = rng.below(POOL_SLACK as u64) as usize;
+        self.values.slice(at..at + self.value_size)
+    }
+
+    /// A row with every column set.
+    pub(crate) fn put(&self, row: Bytes, rng: &mut Rng) -> Put {
+        let mut put = Put::new(row);
+        for q in &self.qualifiers {
+            put = put.add(self.family.clone(), q.clone(), self.value(rng));
+        }
+        put
+    }
+
+    /// A 26-digit random number followed by random letters, `key_size` bytes in all.
+    fn long_key(&self, rng: &mut Rng) -> Bytes {
+        let mut key = BytesMut::with_capacity(self.key_size);
+        key.extend_from_slice(format!("{:0KEY_DIGITS$}", rng.below(self.rows)).as_bytes());
+        let rest = self.key_size - KEY_DIGITS;
+        let at = rng.below(POOL_SLACK as u64) as usize;
+        key.extend_from_slice(&self.letters[at..at + rest]);
+        key.freeze()
+    }
+
+    /// Operation number `i` of the run.
+    pub(crate) fn request(&self, i: u64, rng: &mut Rng) -> Request {
+        match self.workload {
+            Workload::SequentialWrite => Request::Put(self.put(row_key(i % self.rows), rng)),
+            Workload::RandomWrite => Request::Put(self.put(row_key(rng.below(self.rows)), rng)),
+            Workload::RandomRead => Request::Get(Get::new(row_key(rng.below(self.rows)))),
+            Workload::Scan => {
+                let start = row_key(rng.below(self.rows));
+                Request::Scan(
+                    Scan::new()
+                        .start(start)
+                        .limit(self.scan_rows)
+                        .caching(self.scan_rows.min(u64::from(u32::MAX)) as u32),
+                )
+            }
+            Workload::BatchPut => {
+                let first = i.wrapping_mul(self.batch_size as u64);
+                Request::Batch(
+                    (0..self.batch_size as u64)
+                        .map(|k| self.put(row_key((first + k) % self.rows), rng))
+                        .collect(),
+                )
+            }
+            Workload::LargeRows => Request::Put(self.put(self.long_key(rng), rng)),
+        }
+    }
+
+    /// Batches that load rows `0..rows` (for read workloads).
+    pub(crate) fn load_batches(&self, batch: u64) -> impl Iterator<Item = std::ops::Range<u64>> {
+        let rows = self.rows;
+        (0..rows.div_ceil(batch)).map(move |b| b * batch..((b + 1) * batch).min(rows))
+    }
+}
+
+/// Runs one request on the async client.
+pub(crate) async fn exec_async(table: &AsyncTable, request: Request) -> Result<Outcome, String> {
+    match request {
+        Request::Put(put) => {
+            table.put(put).await.map_err(|e| e.to_string())?;
+            Ok(Outcome { rows: 1, misses: 0 })
+        }
+        Request::Get(get) => {
+            let row = table.get(get).await.map_err(|e| e.to_string())?;
+            Ok(Outcome {
+                rows: 1,
+                misses: u64::from(row.is_empty()),
+            })
+        }
+        Request::Scan(scan) => {
+            let rows: Vec<_> = table
+                .scan(scan)
+                .try_collect()
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(Outcome {
+                rows: rows.len() as u64,
+                misses: u64::from(rows.is_empty()),
+            })
+        }
+        Request::Batch(puts) => {
+            let n = puts.len() as u64;
+            let actions = puts.into_iter().map(Action::Put).collect();
+            let results = table.batch(actions).await;
+            if let Some(Err(e)) = results.into_iter().find(|r| r.is_err()) {
+                return Err(e.to_string());
+            }
+            Ok(Outcome { rows: n, misses: 0 })
+        }
+    }
+}
+
+/// Runs one request on the blocking client (from a plain thread).
+pub(crate) fn exec_blocking(
+    table: &hbclient::blocking::Table,
+    request: Request,
+) -> Result<Outcome, String> {
+    let one = Outcome { rows: 1, misses: 0 };
+    match request {
+        Request::Put(put) => table.put(put).map(|_| one).map_err(|e| e.to_string()),
+        Request::Get(get) => {
+            let row = table.get(get).map_err(|e| e.to_string())?;
+            Ok(Outcome {
+                rows: 1,
+                misses: u64::from(row.is_empty()),
+            })
+        }
+        Request::Scan(scan) => {
+            let rows = table
+                .scan(scan)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string())?;
+            Ok(Outcome {
+                rows: rows.len() as u64,
+                misses: u64::from(rows.is_empty()),
+            })
+        }
+        Request::Batch(puts) => {
+            let n = puts.len() as u64;
+            let actions = puts.into_iter().map(Action::Put).collect();
+            let results = table.batch(actions).map_err(|e| e.to_string())?;
+            if let Some(Err(e)) = results.into_iter().find(|r| r.is_err()) {
+                return Err(e.to_string());
+            }
+            Ok(Outcome { rows: n, misses: 0 })
+        }
+    }
+}
+
+/// Hands one request's mutations to a `BufferedMutator` (returns once they are buffered).
+pub(crate) async fn exec_buffered(
+    mutator: &BufferedMutator,
+    request: Request,
+) -> Result<Outcome, String> {
+    let rows = match request {
+        Request::Put(put) => {
+            mutator.mutate(put).await.map_err(|e| e.to_string())?;
+            1
+        }
+        Request::Batch(puts) => {
+            let n = puts.len() as u64;
+            mutator.mutate_many(puts).await.map_err(|e| e.to_string())?;
+            n
+        }
+        Request::Get(_) | Request::Scan(_) => {
+            return Err("a BufferedMutator carries mutations only".into())
+        }
+    };
+    Ok(Outcome { rows, misses: 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_pe_keys() {
+        assert_eq!(&row_key(7)[..], b"00000000000000000000000007");
+        assert_eq!(row_key(u64::MAX).len(), KEY_DIGITS);
+    }
+
+    #[test]
+    fn rng_is_uniform_enough() {
+        let mut rng = Rng::new(1);
+        let mut hits = [0u32; 10];
+        for _ in 0..10_000 {
+            hits[rng.below(10) as usize] += 1;
+        }
+        assert!(hits.iter().all(|&h| (800..1200).contains(&h)), "{hits:?}");
+    }
+}

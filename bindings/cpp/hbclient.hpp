@@ -1,0 +1,568 @@
+// hbclient.hpp: a header-only C++17 wrapper over libhbclient's C API (hbclient.h).
+//
+// - Every handle has one owner (move-only classes over std::unique_ptr with the C _free).
+// - Inputs are std::string_view (binary safe: rows and values may contain NUL bytes) and are
+//   copied by the library, so temporaries are fine.
+// - Failures throw hbclient::Error, carrying the hb_error's status, message, the server's
+//   exception class and whether a retry may help.
+// - Futures can be waited on or given a callback (run on a library worker thread).
+// No third-party types; link with -lhbclient (or CMake's hbclient::cpp).
+#ifndef HBCLIENT_HPP
+#define HBCLIENT_HPP
+
+#include <hbclient.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace hbclient {
+
+/// "Let the server pick the time."
+inline constexpr std::uint64_t kLatestTimestamp = HB_LATEST_TIMESTAMP;
+
+/// A failed call: the C API's hb_error as an exception.
+class Error : public std::runtime_error {
+ public:
+  Error(hb_status status, const std::string& message, std::string exception_class, bool retriable)
+      : std::runtime_error(message),
+        status_(status),
+        exception_class_(std::move(exception_class)),
+        retriable_(retriable) {}
+
+  /// The status (HB_ERR_...).
+  hb_status status() const noexcept { return status_; }
+  /// The server's Java exception class, or empty when the error did not come from the server.
+  const std::string& exception_class() const noexcept { return exception_class_; }
+  /// Whether retrying the operation may succeed.
+  bool retriable() const noexcept { return retriable_; }
+
+  /// An Error from a borrowed hb_error (or from the status alone when `error` is NULL).
+  static Error from(hb_status status, const hb_error* error) {
+    if (error == nullptr) {
+      return Error(status, hb_status_str(status), std::string(), false);
+    }
+    const char* cls = hb_error_exception_class(error);
+    return Error(hb_error_status(error), hb_error_message(error), cls ? cls : "",
+                 hb_error_is_retriable(error));
+  }
+
+ private:
+  hb_status status_;
+  std::string exception_class_;
+  bool retriable_;
+};
+
+namespace detail {
+
+template <class T, void (*Free)(T*)>
+struct Deleter {
+  void operator()(T* p) const noexcept { Free(p); }
+};
+
+template <class T, void (*Free)(T*)>
+using Handle = std::unique_ptr<T, Deleter<T, Free>>;
+
+/// Throws for a failed status, taking ownership of `err` (an owned hb_error or NULL). Call it in
+/// a statement after the C call: `check(hb_x(..., &err), err)` would read `err` too early
+/// (argument evaluation order is unspecified).
+inline void check(hb_status status, hb_error* err = nullptr) {
+  if (status == HB_OK) {
+    hb_error_free(err);
+    return;
+  }
+  Error e = Error::from(status, err);
+  hb_error_free(err);
+  throw e;
+}
+
+inline const std::uint8_t* bytes(std::string_view s) noexcept {
+  return reinterpret_cast<const std::uint8_t*>(s.data());
+}
+
+inline std::string_view view(const std::uint8_t* p, std::size_t n) noexcept {
+  return std::string_view(reinterpret_cast<const char*>(p), n);
+}
+
+}  // namespace detail
+
+/// Client settings by HBase key name.
+class Config {
+ public:
+  Config() {
+    hb_config* c = nullptr;
+    detail::check(hb_config_new(&c));
+    handle_.reset(c);
+  }
+  /// Sets a key (e.g. "hbase.zookeeper.quorum"); throws for unknown keys or bad values.
+  Config& set(std::string_view key, std::string_view value) {
+    std::string k(key), v(value);
+    detail::check(hb_config_set(handle_.get(), k.c_str(), v.c_str()));
+    return *this;
+  }
+  const hb_config* get() const noexcept { return handle_.get(); }
+
+ private:
+  detail::Handle<hb_config, hb_config_free> handle_;
+};
+
+/// Cells to write to one row.
+class Put {
+ public:
+  explicit Put(std::string_view row) {
+    hb_put* p = nullptr;
+    detail::check(hb_put_new(detail::bytes(row), row.size(), &p));
+    handle_.reset(p);
+  }
+  Put& add(std::string_view family, std::string_view qualifier, std::string_view value,
+           std::uint64_t timestamp = kLatestTimestamp) {
+    detail::check(hb_put_add(handle_.get(), detail::bytes(family), family.size(),
+                             detail::bytes(qualifier), qualifier.size(), detail::bytes(value),
+                             value.size(), timestamp));
+    return *this;
+  }
+  const hb_put* get() const noexcept { return handle_.get(); }
+
+ private:
+  detail::Handle<hb_put, hb_put_free> handle_;
+};
+
+/// Columns to read from one row.
+class Get {
+ public:
+  explicit Get(std::string_view row) {
+    hb_get* g = nullptr;
+    detail::check(hb_get_new(detail::bytes(row), row.size(), &g));
+    handle_.reset(g);
+  }
+  Get& column(std::string_view family, std::string_view qualifier) {
+    detail::check(hb_get_add_column(handle_.get(), detail::bytes(family), family.size(),
+                                    detail::bytes(qualifier), qualifier.size()));
+    return *this;
+  }
+  Get& family(std::string_view family) {
+    detail::check(hb_get_add_family(handle_.get(), detail::bytes(family), family.size()));
+    return *this;
+  }
+  Get& max_versions(std::uint32_t n) {
+    detail::check(hb_get_set_max_versions(handle_.get(), n));
+    return *this;
+  }
+  const hb_get* get() const noexcept { return handle_.get(); }
+
+ private:
+  detail::Handle<hb_get, hb_get_free> handle_;
+};
+
+/// Cells, columns or families to delete from one row (the whole row when nothing is added).
+class Delete {
+ public:
+  explicit Delete(std::string_view row) {
+    hb_delete* d = nullptr;
+    detail::check(hb_delete_new(detail::bytes(row), row.size(), &d));
+    handle_.reset(d);
+  }
+  /// Every version of a column.
+  Delete& column(std::string_view family, std::string_view qualifier) {
+    detail::check(hb_delete_add_column(handle_.get(), detail::bytes(family), family.size(),
+                                       detail::bytes(qualifier), qualifier.size()));
+    return *this;
+  }
+  /// The version of a column at exactly `timestamp` (kLatestTimestamp: the newest).
+  Delete& column_version(std::string_view family, std::string_view qualifier,
+                         std::uint64_t timestamp) {
+    detail::check(hb_delete_add_column_version(handle_.get(), detail::bytes(family),
+                                               family.size(), detail::bytes(qualifier),
+                                               qualifier.size(), timestamp));
+    return *this;
+  }
+  /// Every column of a family.
+  Delete& family(std::string_view family) {
+    detail::check(hb_delete_add_family(handle_.get(), detail::bytes(family), family.size()));
+    return *this;
+  }
+  const hb_delete* get() const noexcept { return handle_.get(); }
+
+ private:
+  detail::Handle<hb_delete, hb_delete_free> handle_;
+};
+
+/// A view of one cell; valid as long as the Result it came from.
+struct Cell {
+  std::string_view row;
+  std::string_view family;
+  std::string_view qualifier;
+  std::string_view value;
+  std::uint64_t timestamp;
+};
+
+/// The cells of one row. Owning (from get/scan/futures) or borrowed (from a BatchResult, valid
+/// as long as it).
+class Result {
+ public:
+  /// Takes ownership of a result from the C API.
+  static Result adopt(hb_result* r) { return Result(r, r); }
+  /// Wraps a borrowed result.
+  static Result borrow(const hb_result* r) { return Result(nullptr, r); }
+
+  bool empty() const noexcept { return hb_result_is_empty(ptr_); }
+  std::size_t size() const noexcept { return hb_result_cell_count(ptr_); }
+  std::string_view row() const {
+    const std::uint8_t* p = nullptr;
+    std::size_t n = 0;
+    detail::check(hb_result_row(ptr_, &p, &n));
+    return detail::view(p, n);
+  }
+  Cell cell(std::size_t i) const {
+    hb_cell c;
+    detail::check(hb_result_cell(ptr_, i, &c));
+    return Cell{detail::view(c.row, c.row_len), detail::view(c.family, c.family_len),
+                detail::view(c.qualifier, c.qualifier_len), detail::view(c.value, c.value_len),
+                c.timestamp};
+  }
+  std::vector<Cell> cells() const {
+    std::vector<Cell> out;
+    out.reserve(size());
+    for (std::size_t i = 0; i < size(); i++) out.push_back(cell(i));
+    return out;
+  }
+  /// The newest value of a column, or nullopt.
+  std::optional<std::string_view> value(std::string_view family,
+                                        std::string_view qualifier) const {
+    const std::uint8_t* p = nullptr;
+    std::size_t n = 0;
+    hb_status st = hb_result_value(ptr_, detail::bytes(family), family.size(),
+                                   detail::bytes(qualifier), qualifier.size(), &p, &n);
+    if (st == HB_ERR_NOT_FOUND) return std::nullopt;
+    detail::check(st);
+    return detail::view(p, n);
+  }
+  const hb_result* get() const noexcept { return ptr_; }
+
+ private:
+  Result(hb_result* owned, const hb_result* ptr) : owned_(owned), ptr_(ptr) {}
+  detail::Handle<hb_result, hb_result_free> owned_;
+  const hb_result* ptr_;
+};
+
+/// Gets, puts and deletes sent together.
+class Batch {
+ public:
+  Batch() {
+    hb_batch* b = nullptr;
+    detail::check(hb_batch_new(&b));
+    handle_.reset(b);
+  }
+  Batch& add(const Put& p) {
+    detail::check(hb_batch_add_put(handle_.get(), p.get()));
+    return *this;
+  }
+  Batch& add(const Get& g) {
+    detail::check(hb_batch_add_get(handle_.get(), g.get()));
+    return *this;
+  }
+  Batch& add(const Delete& d) {
+    detail::check(hb_batch_add_delete(handle_.get(), d.get()));
+    return *this;
+  }
+  std::size_t size() const noexcept { return hb_batch_count(handle_.get()); }
+  const hb_batch* get() const noexcept { return handle_.get(); }
+
+ private:
+  detail::Handle<hb_batch, hb_batch_free> handle_;
+};
+
+/// The outcome of each item of a batch.
+class BatchResult {
+ public:
+  explicit BatchResult(hb_batch_result* r) : handle_(r) {}
+  std::size_t size() const noexcept { return hb_batch_result_count(handle_.get()); }
+  hb_status status(std::size_t i) const noexcept {
+    return hb_batch_result_status(handle_.get(), i, nullptr);
+  }
+  bool ok(std::size_t i) const noexcept { return status(i) == HB_OK; }
+  /// The item's error, or nullopt when it succeeded.
+  std::optional<Error> error(std::size_t i) const {
+    const hb_error* e = nullptr;
+    hb_status st = hb_batch_result_status(handle_.get(), i, &e);
+    if (st == HB_OK) return std::nullopt;
+    return Error::from(st, e);
+  }
+  /// The row of a successful get item (borrowed: valid as long as this BatchResult).
+  std::optional<Result> row(std::size_t i) const {
+    const hb_result* r = hb_batch_result_get(handle_.get(), i);
+    if (r == nullptr) return std::nullopt;
+    return Result::borrow(r);
+  }
+
+ private:
+  detail::Handle<hb_batch_result, hb_batch_result_free> handle_;
+};
+
+/// Operations on a future that does not own it (what callbacks receive).
+class FutureRef {
+ public:
+  explicit FutureRef(hb_future* f) noexcept : f_(f) {}
+  /// Blocks until complete; throws the operation's error.
+  void wait() const {
+    hb_status st = hb_future_wait(f_);
+    if (st != HB_OK) throw Error::from(st, hb_future_error(f_));
+  }
+  /// Waits up to `timeout`: false if still running; throws the operation's error.
+  bool wait_for(std::chrono::milliseconds timeout) const {
+    hb_status st = hb_future_wait_timeout(f_, static_cast<std::uint64_t>(timeout.count()));
+    if (st == HB_ERR_NOT_READY) return false;
+    if (st != HB_OK) throw Error::from(st, hb_future_error(f_));
+    return true;
+  }
+  bool ready() const noexcept { return hb_future_is_ready(f_); }
+  /// The error of a failed operation, or nullopt (also while running).
+  std::optional<Error> error() const {
+    const hb_error* e = hb_future_error(f_);
+    if (e == nullptr) return std::nullopt;
+    return Error::from(hb_error_status(e), e);
+  }
+  /// The row of a completed get (once); throws the operation's error.
+  Result take_result() const {
+    hb_result* r = nullptr;
+    hb_status st = hb_future_take_result(f_, &r);
+    if (st != HB_OK) throw Error::from(st, hb_future_error(f_));
+    return Result::adopt(r);
+  }
+  /// The outcome of a completed batch (once); throws the operation's error.
+  BatchResult take_batch_result() const {
+    hb_batch_result* r = nullptr;
+    hb_status st = hb_future_take_batch_result(f_, &r);
+    if (st != HB_OK) throw Error::from(st, hb_future_error(f_));
+    return BatchResult(r);
+  }
+  hb_future* get() const noexcept { return f_; }
+
+ protected:
+  hb_future* f_;
+};
+
+/// An operation in flight (owning). Destroying it does not cancel the operation.
+class Future : public FutureRef {
+ public:
+  explicit Future(hb_future* f) : FutureRef(f), handle_(f) {
+    if (f == nullptr) throw Error(HB_ERR_PANIC, "libhbclient returned no future", "", false);
+  }
+
+  /// Calls `callback(FutureRef)` once the operation completes, on a library worker thread
+  /// (never the calling one), even if this Future is destroyed first. The callback must not
+  /// throw (an escaping exception calls std::terminate). Only one callback per future.
+  template <class F>
+  void on_complete(F callback) {
+    auto holder = std::make_unique<F>(std::move(callback));
+    hb_status st = hb_future_set_callback(f_, &trampoline<F>, holder.get());
+    detail::check(st);
+    holder.release();  // owned by the callback from now on
+  }
+
+ private:
+  template <class F>
+  static void trampoline(hb_future* f, void* userdata) noexcept {
+    std::unique_ptr<F> callback(static_cast<F*>(userdata));
+    (*callback)(FutureRef(f));
+  }
+  detail::Handle<hb_future, hb_future_free> handle_;
+};
+
+/// The rows of a scan.
+class Scan {
+ public:
+  Scan() {
+    hb_scan* s = nullptr;
+    detail::check(hb_scan_new(&s));
+    handle_.reset(s);
+  }
+  Scan& start_row(std::string_view row) {
+    detail::check(hb_scan_set_start_row(handle_.get(), detail::bytes(row), row.size()));
+    return *this;
+  }
+  Scan& stop_row(std::string_view row) {
+    detail::check(hb_scan_set_stop_row(handle_.get(), detail::bytes(row), row.size()));
+    return *this;
+  }
+  Scan& family(std::string_view family) {
+    detail::check(hb_scan_add_family(handle_.get(), detail::bytes(family), family.size()));
+    return *this;
+  }
+  Scan& limit(std::uint64_t rows) {
+    detail::check(hb_scan_set_limit(handle_.get(), rows));
+    return *this;
+  }
+  Scan& caching(std::uint32_t rows) {
+    detail::check(hb_scan_set_caching(handle_.get(), rows));
+    return *this;
+  }
+  const hb_scan* get() const noexcept { return handle_.get(); }
+
+ private:
+  detail::Handle<hb_scan, hb_scan_free> handle_;
+};
+
+/// An open scan; `next()` returns rows until nullopt.
+class Scanner {
+ public:
+  explicit Scanner(hb_scanner* s) : handle_(s) {}
+  std::optional<Result> next() {
+    hb_result* r = nullptr;
+    hb_error* err = nullptr;
+    hb_status st = hb_scanner_next(handle_.get(), &r, &err);
+    detail::check(st, err);
+    if (r == nullptr) return std::nullopt;
+    return Result::adopt(r);
+  }
+
+ private:
+  detail::Handle<hb_scanner, hb_scanner_free> handle_;
+};
+
+/// Reads and writes of one table; thread-safe.
+class Table {
+ public:
+  explicit Table(hb_table* t) : handle_(t) {}
+  void put(const Put& p) const {
+    hb_error* err = nullptr;
+    hb_status st = hb_table_put(handle_.get(), p.get(), &err);
+    detail::check(st, err);
+  }
+  Result get(const Get& g) const {
+    hb_result* r = nullptr;
+    hb_error* err = nullptr;
+    hb_status st = hb_table_get(handle_.get(), g.get(), &r, &err);
+    detail::check(st, err);
+    return Result::adopt(r);
+  }
+  void remove(const Delete& d) const {
+    hb_error* err = nullptr;
+    hb_status st = hb_table_delete(handle_.get(), d.get(), &err);
+    detail::check(st, err);
+  }
+  BatchResult batch(const Batch& b) const {
+    hb_batch_result* r = nullptr;
+    hb_error* err = nullptr;
+    hb_status st = hb_table_batch(handle_.get(), b.get(), &r, &err);
+    detail::check(st, err);
+    return BatchResult(r);
+  }
+  Future put_async(const Put& p) const { return Future(hb_table_put_async(handle_.get(), p.get())); }
+  Future get_async(const Get& g) const { return Future(hb_table_get_async(handle_.get(), g.get())); }
+  Future remove_async(const Delete& d) const {
+    return Future(hb_table_delete_async(handle_.get(), d.get()));
+  }
+  Future batch_async(const Batch& b) const {
+    return Future(hb_table_batch_async(handle_.get(), b.get()));
+  }
+  Scanner scanner(const Scan& s) const {
+    hb_scanner* sc = nullptr;
+    hb_error* err = nullptr;
+    hb_status st = hb_table_scanner(handle_.get(), s.get(), &sc, &err);
+    detail::check(st, err);
+    return Scanner(sc);
+  }
+  const hb_table* get() const noexcept { return handle_.get(); }
+
+ private:
+  detail::Handle<hb_table, hb_table_free> handle_;
+};
+
+/// Buffered writes to one table. close() reports failures; the destructor closes quietly.
+class Mutator {
+ public:
+  explicit Mutator(hb_mutator* m) : m_(m) {}
+  Mutator(Mutator&& o) noexcept : m_(std::exchange(o.m_, nullptr)) {}
+  Mutator& operator=(Mutator&& o) noexcept {
+    if (this != &o) {
+      quiet_close();
+      m_ = std::exchange(o.m_, nullptr);
+    }
+    return *this;
+  }
+  Mutator(const Mutator&) = delete;
+  Mutator& operator=(const Mutator&) = delete;
+  ~Mutator() { quiet_close(); }
+
+  void put(const Put& p) {
+    hb_error* err = nullptr;
+    hb_status st = hb_mutator_put(m_, p.get(), &err);
+    detail::check(st, err);
+  }
+  void remove(const Delete& d) {
+    hb_error* err = nullptr;
+    hb_status st = hb_mutator_delete(m_, d.get(), &err);
+    detail::check(st, err);
+  }
+  /// Writes everything buffered; throws for mutations that failed.
+  void flush() {
+    hb_error* err = nullptr;
+    hb_status st = hb_mutator_flush(m_, &err);
+    detail::check(st, err);
+  }
+  /// Flushes and closes; throws for mutations that failed. The mutator is closed either way.
+  void close() {
+    hb_error* err = nullptr;
+    hb_status st = hb_mutator_close(std::exchange(m_, nullptr), &err);
+    detail::check(st, err);
+  }
+
+ private:
+  void quiet_close() noexcept {
+    if (m_ != nullptr) {
+      hb_error* err = nullptr;
+      hb_mutator_close(std::exchange(m_, nullptr), &err);
+      hb_error_free(err);
+    }
+  }
+  hb_mutator* m_;
+};
+
+/// A connection to one cluster; thread-safe. Share one per process.
+class Connection {
+ public:
+  explicit Connection(const Config& config) {
+    hb_connection* c = nullptr;
+    hb_error* err = nullptr;
+    hb_status st = hb_connection_open(config.get(), &c, &err);
+    detail::check(st, err);
+    handle_.reset(c);
+  }
+  Table table(std::string_view name) const {
+    std::string n(name);
+    hb_table* t = nullptr;
+    hb_error* err = nullptr;
+    hb_status st = hb_table_open(handle_.get(), n.c_str(), &t, &err);
+    detail::check(st, err);
+    return Table(t);
+  }
+  Mutator mutator(std::string_view table) const {
+    std::string n(table);
+    hb_mutator* m = nullptr;
+    hb_error* err = nullptr;
+    hb_status st = hb_mutator_open(handle_.get(), n.c_str(), &m, &err);
+    detail::check(st, err);
+    return Mutator(m);
+  }
+  /// Closes the connection now (the destructor does it otherwise).
+  void close() noexcept { handle_.reset(); }
+  const hb_connection* get() const noexcept { return handle_.get(); }
+
+ private:
+  detail::Handle<hb_connection, hb_connection_close> handle_;
+};
+
+/// The library's version at run time.
+inline std::string_view version() { return hb_version(); }
+
+}  // namespace hbclient
+
+#endif  // HBCLIENT_HPP

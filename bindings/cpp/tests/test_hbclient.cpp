@@ -1,0 +1,267 @@
+// GoogleTest tests of the C++17 wrapper (bindings/cpp/hbclient.hpp), run by scripts/ffi-test.sh
+// against mini-hbase (table `cpp`, families f and g, split at "m"; address in
+// HBCLIENT_FFI_BOOTSTRAP) under AddressSanitizer.
+#include <hbclient.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+using namespace std::string_literals;
+using namespace std::string_view_literals;
+
+namespace {
+
+hbclient::Config test_config() {
+  hbclient::Config config;
+  const char* bootstrap = std::getenv("HBCLIENT_FFI_BOOTSTRAP");
+  if (bootstrap == nullptr) throw std::runtime_error("set HBCLIENT_FFI_BOOTSTRAP");
+  config.set("hbase.client.bootstrap.servers", bootstrap).set("hbase.client.pause", "20");
+  return config;
+}
+
+hbclient::Connection& connection() {
+  static hbclient::Connection conn(test_config());
+  return conn;
+}
+
+}  // namespace
+
+TEST(Types, UniqueOwnership) {
+  static_assert(!std::is_copy_constructible_v<hbclient::Connection>);
+  static_assert(!std::is_copy_constructible_v<hbclient::Table>);
+  static_assert(!std::is_copy_constructible_v<hbclient::Put>);
+  static_assert(!std::is_copy_constructible_v<hbclient::Future>);
+  static_assert(!std::is_copy_constructible_v<hbclient::Mutator>);
+  static_assert(std::is_move_constructible_v<hbclient::Table>);
+  static_assert(std::is_move_constructible_v<hbclient::Result>);
+  EXPECT_EQ(hbclient::version(), HB_VERSION_STRING);
+}
+
+TEST(Errors, InvalidArgumentsThrowWithDetails) {
+  try {
+    hbclient::Put put(""sv);
+    FAIL() << "an empty row must throw";
+  } catch (const hbclient::Error& e) {
+    EXPECT_EQ(e.status(), HB_ERR_INVALID_ARGUMENT);
+    EXPECT_STREQ(e.what(), "invalid argument");  // builders report the status only
+    EXPECT_TRUE(e.exception_class().empty());
+    EXPECT_FALSE(e.retriable());
+  }
+  hbclient::Config config;
+  EXPECT_THROW(config.set("no.such.key", "1"), hbclient::Error);
+  EXPECT_THROW(hbclient::Get("r").max_versions(0), hbclient::Error);
+  EXPECT_THROW(connection().table("bad name!"), hbclient::Error);
+}
+
+TEST(Errors, ServerExceptionsCarryTheirClass) {
+  auto missing = connection().table("no_such_table");
+  try {
+    missing.get(hbclient::Get("r"));
+    FAIL() << "a missing table must throw";
+  } catch (const hbclient::Error& e) {
+    EXPECT_EQ(e.status(), HB_ERR_TABLE_NOT_FOUND);
+    EXPECT_NE(e.exception_class().find("TableNotFoundException"), std::string::npos);
+  }
+  auto table = connection().table("cpp");
+  try {
+    table.put(hbclient::Put("r").add("nofam", "q", "v"));
+    FAIL() << "a missing family must throw";
+  } catch (const hbclient::Error& e) {
+    EXPECT_EQ(e.status(), HB_ERR_NO_SUCH_COLUMN_FAMILY);
+  }
+}
+
+TEST(Blocking, BinaryPutGetDelete) {
+  auto table = connection().table("cpp");
+  const std::string row = "bin\0row\xff"s;
+  const std::string value = "\0v\0a\0l"s;
+  table.put(hbclient::Put(row).add("f", "q\0x"s, value).add("g", "q", "other"));
+  auto result = table.get(hbclient::Get(row));
+  ASSERT_FALSE(result.empty());
+  EXPECT_EQ(result.row(), row);
+  EXPECT_EQ(result.size(), 2u);
+  EXPECT_EQ(result.value("f", "q\0x"s), std::optional<std::string_view>(value));
+  EXPECT_EQ(result.value("f", "nope"), std::nullopt);
+  auto cells = result.cells();
+  ASSERT_EQ(cells.size(), 2u);
+  EXPECT_EQ(cells[1].family, "g");
+  EXPECT_GT(cells[1].timestamp, 1600000000000u);  // the server's clock, in ms
+  EXPECT_THROW(result.cell(2), hbclient::Error);
+
+  auto only_g = table.get(hbclient::Get(row).family("g"));
+  EXPECT_EQ(only_g.size(), 1u);
+  auto one = table.get(hbclient::Get(row).column("f", "q\0x"s).max_versions(3));
+  EXPECT_EQ(one.size(), 1u);
+
+  table.remove(hbclient::Delete(row).column("f", "q\0x"s));
+  EXPECT_EQ(table.get(hbclient::Get(row)).size(), 1u);
+  table.remove(hbclient::Delete(row).family("g"));
+  auto gone = table.get(hbclient::Get(row));
+  EXPECT_TRUE(gone.empty());
+  EXPECT_EQ(gone.row(), "");
+}
+
+TEST(Blocking, BatchWithPerItemOutcomes) {
+  auto table = connection().table("cpp");
+  hbclient::Batch batch;
+  for (int i = 0; i < 2000; i++) {
+    auto key = "batch" + std::to_string(10000 + i);
+    batch.add(hbclient::Put(key).add("f", "q", key));
+  }
+  batch.add(hbclient::Put("bad").add("nofam", "q", "v"));
+  ASSERT_EQ(batch.size(), 2001u);
+  auto outcome = table.batch(batch);
+  ASSERT_EQ(outcome.size(), 2001u);
+  for (size_t i = 0; i < 2000; i++) ASSERT_TRUE(outcome.ok(i)) << i;
+  auto error = outcome.error(2000);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->status(), HB_ERR_NO_SUCH_COLUMN_FAMILY);
+  EXPECT_FALSE(outcome.row(0).has_value());
+
+  hbclient::Batch gets;
+  gets.add(hbclient::Get("batch10007")).add(hbclient::Delete("batch10008"));
+  auto read = table.batch(gets);
+  ASSERT_TRUE(read.row(0).has_value());
+  EXPECT_EQ(read.row(0)->value("f", "q"), std::optional<std::string_view>("batch10007"));
+  EXPECT_TRUE(read.ok(1));
+}
+
+TEST(Async, FuturesWaitAndResults) {
+  auto table = connection().table("cpp");
+  auto put = table.put_async(hbclient::Put("fut").add("f", "q", "v"));
+  EXPECT_TRUE(put.wait_for(std::chrono::seconds(30)));
+  EXPECT_FALSE(put.error().has_value());
+  EXPECT_THROW(put.take_result(), hbclient::Error);
+
+  auto get = table.get_async(hbclient::Get("fut"));
+  get.wait();
+  EXPECT_TRUE(get.ready());
+  auto row = get.take_result();
+  EXPECT_EQ(row.value("f", "q"), std::optional<std::string_view>("v"));
+  EXPECT_THROW(get.take_result(), hbclient::Error);  // only once
+
+  auto missing = connection().table("no_such_table");
+  auto failed = missing.get_async(hbclient::Get("r"));
+  try {
+    failed.wait();
+    FAIL();
+  } catch (const hbclient::Error& e) {
+    EXPECT_EQ(e.status(), HB_ERR_TABLE_NOT_FOUND);
+  }
+  ASSERT_TRUE(failed.error().has_value());
+  EXPECT_EQ(failed.error()->status(), HB_ERR_TABLE_NOT_FOUND);
+
+  hbclient::Batch batch;
+  batch.add(hbclient::Get("fut"));
+  auto b = table.batch_async(batch);
+  b.wait();
+  auto outcome = b.take_batch_result();
+  EXPECT_TRUE(outcome.row(0).has_value());
+  auto del = table.remove_async(hbclient::Delete("fut"));
+  del.wait();
+}
+
+TEST(Async, CallbacksFromManyThreads) {
+  auto table = connection().table("cpp");
+  constexpr int kThreads = 8, kPerThread = 200;
+  std::atomic<int> done{0}, failed{0}, on_submitter{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; t++) {
+    threads.emplace_back([&, t] {
+      const auto me = std::this_thread::get_id();
+      for (int i = 0; i < kPerThread; i++) {
+        auto key = "cb-" + std::to_string(t) + "-" + std::to_string(1000 + i);
+        auto future = table.put_async(hbclient::Put(key).add("f", "q", key));
+        future.on_complete([&, me](hbclient::FutureRef f) {
+          if (std::this_thread::get_id() == me) on_submitter++;
+          if (f.error().has_value()) failed++;
+          done++;
+        });
+        // `future` is destroyed here: the callback still runs.
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int i = 0; i < 3000 && done.load() < kThreads * kPerThread; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(done.load(), kThreads * kPerThread);
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(on_submitter.load(), 0);
+
+  // A callback on a completed future runs too; it can take the result.
+  auto get = table.get_async(hbclient::Get("cb-0-1000"));
+  get.wait();
+  std::atomic<bool> found{false};
+  get.on_complete([&](hbclient::FutureRef f) { found = !f.take_result().empty(); });
+  EXPECT_THROW(get.on_complete([](hbclient::FutureRef) {}), hbclient::Error);
+  for (int i = 0; i < 1000 && !found.load(); i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(found.load());
+}
+
+TEST(Scan, ManyRowsInOrder) {
+  auto table = connection().table("cpp");
+  hbclient::Batch batch;
+  for (int i = 0; i < 3000; i++) {
+    auto key = std::string(i % 2 ? "s" : "k") + std::to_string(100000 + i);
+    batch.add(hbclient::Put(key).add("f", "q", "x"));
+  }
+  table.batch(batch);
+  auto scanner = table.scanner(hbclient::Scan().start_row("k").stop_row("t").family("f").caching(50));
+  int rows = 0;
+  std::string previous;
+  while (auto row = scanner.next()) {
+    std::string current(row->row());
+    EXPECT_LT(previous, current);
+    previous = current;
+    rows++;
+  }
+  EXPECT_EQ(rows, 3000);
+  auto limited = table.scanner(hbclient::Scan().start_row("k").limit(7));
+  int n = 0;
+  while (limited.next()) n++;
+  EXPECT_EQ(n, 7);
+}
+
+TEST(Mutator, BuffersFlushesAndReportsFailures) {
+  auto mutator = connection().mutator("cpp");
+  for (int i = 0; i < 1000; i++) {
+    auto key = "w" + std::to_string(10000 + i);
+    mutator.put(hbclient::Put(key).add("f", "q", key));
+  }
+  mutator.remove(hbclient::Delete("w10000"));
+  mutator.flush();
+  auto table = connection().table("cpp");
+  EXPECT_EQ(table.get(hbclient::Get("w10999")).value("f", "q"),
+            std::optional<std::string_view>("w10999"));
+  bool reported = false;
+  try {
+    mutator.put(hbclient::Put("wbad").add("nofam", "q", "v"));
+    mutator.close();
+  } catch (const hbclient::Error& e) {
+    reported = true;
+    EXPECT_NE(e.status(), HB_OK);
+  }
+  EXPECT_TRUE(reported);
+}
+
+TEST(Connection, ClosedConnectionFailsCleanly) {
+  hbclient::Connection conn(test_config());
+  auto table = conn.table("cpp");
+  conn.close();
+  try {
+    table.put(hbclient::Put("closed").add("f", "q", "v"));
+    FAIL();
+  } catch (const hbclient::Error& e) {
+    EXPECT_EQ(e.status(), HB_ERR_CLOSED);
+  }
+}

@@ -1,0 +1,151 @@
+//! Configuration, connections and table handles.
+
+use std::ffi::c_char;
+
+use crate::argconv::{arg_mut, arg_out, arg_ref, arg_str, into_raw, take};
+use crate::error::{hb_error, hb_status};
+use crate::runtime::{block_on, enter};
+
+/// Client settings, by HBase key name (`hbase.zookeeper.quorum`,
+/// `hbase.client.bootstrap.servers`, `hbase.rpc.timeout`, ...).
+///
+/// Thread safety: not synchronised; do not change one config from two threads at once. A config
+/// is copied by `hb_connection_open`, so it may be freed (or reused) right after.
+pub struct hb_config {
+    pub(crate) builder: hbcore::ConfigBuilder,
+}
+
+/// A connection to one HBase cluster (its region locations and TCP connections).
+///
+/// Thread safety: fully thread-safe; share one per process and use it from any thread.
+pub struct hb_connection {
+    pub(crate) conn: hbcore::Connection,
+}
+
+/// A handle on one table. Makes no RPC until used.
+///
+/// Thread safety: fully thread-safe; any number of threads may run operations on one table
+/// handle at once (they are multiplexed over the connection).
+pub struct hb_table {
+    pub(crate) table: hbcore::AsyncTable,
+}
+
+/// Creates a config with HBase's defaults (ZooKeeper at `127.0.0.1:2181`). Free it with
+/// `hb_config_free`.
+#[no_mangle]
+pub unsafe extern "C" fn hb_config_new(out: *mut *mut hb_config) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `out` is NULL or writable.
+        let out = unsafe { arg_out(out, "out") }?;
+        out.write(into_raw(hb_config {
+            builder: hbcore::Config::builder(),
+        }));
+        Ok(())
+    })
+}
+
+/// Sets a value by its HBase key name (both NUL-terminated UTF-8; copied). Unknown keys and
+/// malformed values return `HB_ERR_INVALID_ARGUMENT` and leave the config unchanged.
+///
+/// Discovery: `hbase.zookeeper.quorum` (+ `hbase.zookeeper.property.clientPort`,
+/// `zookeeper.znode.parent`) or, ZooKeeper-free, `hbase.client.bootstrap.servers`. Also:
+/// `hbase.client.retries.number`, `hbase.client.pause`, `hbase.rpc.timeout`,
+/// `hbase.client.operation.timeout`, `hbase.client.write.buffer`, `hbase.client.user`, ...
+#[no_mangle]
+pub unsafe extern "C" fn hb_config_set(
+    config: *mut hb_config,
+    key: *const c_char,
+    value: *const c_char,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: arguments are NULL or valid, as the API requires.
+        let (config, key, value) = unsafe {
+            (
+                arg_mut(config, "config")?,
+                arg_str(key, "key")?,
+                arg_str(value, "value")?,
+            )
+        };
+        config.builder = config.builder.clone().set(key, value)?;
+        Ok(())
+    })
+}
+
+/// Frees a config. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn hb_config_free(config: *mut hb_config) {
+    ffi_value!((), {
+        // SAFETY: `config` is NULL or an owned config.
+        drop(unsafe { take(config) });
+        Some(())
+    })
+}
+
+/// Connects to the cluster `config` describes (blocking: finds the cluster and reads its id, so
+/// a wrong address fails here). Close it with `hb_connection_close`.
+#[no_mangle]
+pub unsafe extern "C" fn hb_connection_open(
+    config: *const hb_config,
+    out: *mut *mut hb_connection,
+    err: *mut *mut hb_error,
+) -> hb_status {
+    ffi_status!(err, {
+        // SAFETY: arguments are NULL or valid.
+        let (config, out) = unsafe { (arg_ref(config, "config")?, arg_out(out, "out")?) };
+        let config = config.builder.clone().build();
+        let conn = block_on(hbcore::Connection::connect(config))??;
+        out.write(into_raw(hb_connection { conn }));
+        Ok(())
+    })
+}
+
+/// Closes the connection and frees the handle. Operations still running, and later operations
+/// on tables, scanners and mutators opened from it, fail with `HB_ERR_CLOSED`; those handles
+/// must still be freed. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn hb_connection_close(conn: *mut hb_connection) {
+    ffi_value!((), {
+        // SAFETY: `conn` is NULL or an owned connection.
+        let conn = unsafe { take(conn) }?;
+        let _context = enter();
+        conn.conn.close();
+        drop(conn);
+        Some(())
+    })
+}
+
+/// Opens a handle on a table (`name` or `namespace:name`, NUL-terminated). No RPC is made: a
+/// missing table shows on first use (`HB_ERR_TABLE_NOT_FOUND`). Free it with `hb_table_free`.
+#[no_mangle]
+pub unsafe extern "C" fn hb_table_open(
+    conn: *const hb_connection,
+    name: *const c_char,
+    out: *mut *mut hb_table,
+    err: *mut *mut hb_error,
+) -> hb_status {
+    ffi_status!(err, {
+        // SAFETY: arguments are NULL or valid.
+        let (conn, name, out) = unsafe {
+            (
+                arg_ref(conn, "conn")?,
+                arg_str(name, "name")?,
+                arg_out(out, "out")?,
+            )
+        };
+        let table = conn.conn.table(name)?;
+        out.write(into_raw(hb_table { table }));
+        Ok(())
+    })
+}
+
+/// Frees a table handle (the connection stays open). NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn hb_table_free(table: *mut hb_table) {
+    ffi_value!((), {
+        // SAFETY: `table` is NULL or an owned table handle.
+        let table = unsafe { take(table) }?;
+        let _context = enter();
+        drop(table);
+        Some(())
+    })
+}

@@ -1,0 +1,224 @@
+//! `hb_status` (stable numbers), `hb_error` (status, message, remote exception class,
+//! retriability) and their exports.
+
+use std::ffi::{c_char, CString};
+
+use crate::argconv::{arg_ref, take};
+
+/// The outcome of a call. Numbers are stable: values are never renumbered or reused.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum hb_status {
+    /// Success.
+    HB_OK = 0,
+    /// An argument was NULL, out of range or malformed (or the request is one HBase rejects).
+    HB_ERR_INVALID_ARGUMENT = 1,
+    /// Could not connect, or a connection broke while the call was pending (retriable).
+    HB_ERR_CONNECTION = 2,
+    /// The call or the whole operation ran out of time (retriable).
+    HB_ERR_TIMEOUT = 3,
+    /// The server answered with an exception; see `hb_error_exception_class`.
+    HB_ERR_REMOTE = 4,
+    /// The table does not exist.
+    HB_ERR_TABLE_NOT_FOUND = 5,
+    /// The table exists but is disabled.
+    HB_ERR_TABLE_NOT_ENABLED = 6,
+    /// The table has no such column family.
+    HB_ERR_NO_SUCH_COLUMN_FAMILY = 7,
+    /// The peer sent bytes that do not decode.
+    HB_ERR_PROTOCOL = 8,
+    /// The connection (or mutator) was closed.
+    HB_ERR_CLOSED = 9,
+    /// A future is not complete yet (`hb_future_wait_timeout`, `hb_future_take_result`).
+    HB_ERR_NOT_READY = 10,
+    /// The call does not fit the object's state: a result already taken, a callback already set.
+    HB_ERR_INVALID_STATE = 11,
+    /// The requested column is not in the result (`hb_result_value`).
+    HB_ERR_NOT_FOUND = 12,
+    /// libhbclient hit an internal bug (a Rust panic, caught at the API boundary).
+    HB_ERR_PANIC = 13,
+    /// An error of a kind this version does not name.
+    HB_ERR_UNKNOWN = 99,
+}
+
+impl hb_status {
+    fn from_u32(n: u32) -> Option<hb_status> {
+        use hb_status::*;
+        Some(match n {
+            0 => HB_OK,
+            1 => HB_ERR_INVALID_ARGUMENT,
+            2 => HB_ERR_CONNECTION,
+            3 => HB_ERR_TIMEOUT,
+            4 => HB_ERR_REMOTE,
+            5 => HB_ERR_TABLE_NOT_FOUND,
+            6 => HB_ERR_TABLE_NOT_ENABLED,
+            7 => HB_ERR_NO_SUCH_COLUMN_FAMILY,
+            8 => HB_ERR_PROTOCOL,
+            9 => HB_ERR_CLOSED,
+            10 => HB_ERR_NOT_READY,
+            11 => HB_ERR_INVALID_STATE,
+            12 => HB_ERR_NOT_FOUND,
+            13 => HB_ERR_PANIC,
+            99 => HB_ERR_UNKNOWN,
+            _ => return None,
+        })
+    }
+
+    /// Static NUL-terminated text.
+    fn text(self) -> &'static [u8] {
+        use hb_status::*;
+        match self {
+            HB_OK => b"ok\0",
+            HB_ERR_INVALID_ARGUMENT => b"invalid argument\0",
+            HB_ERR_CONNECTION => b"connection error\0",
+            HB_ERR_TIMEOUT => b"timeout\0",
+            HB_ERR_REMOTE => b"remote exception\0",
+            HB_ERR_TABLE_NOT_FOUND => b"table not found\0",
+            HB_ERR_TABLE_NOT_ENABLED => b"table not enabled\0",
+            HB_ERR_NO_SUCH_COLUMN_FAMILY => b"no such column family\0",
+            HB_ERR_PROTOCOL => b"protocol error\0",
+            HB_ERR_CLOSED => b"closed\0",
+            HB_ERR_NOT_READY => b"not ready\0",
+            HB_ERR_INVALID_STATE => b"invalid state\0",
+            HB_ERR_NOT_FOUND => b"not found\0",
+            HB_ERR_PANIC => b"internal error (panic)\0",
+            HB_ERR_UNKNOWN => b"unknown error\0",
+        }
+    }
+}
+
+/// An error: its status, a message, the server's exception class (if the server raised one) and
+/// whether retrying may help. Immutable once made: safe to read from any number of threads.
+/// Owned errors (from `hb_error **err` outputs) are freed with `hb_error_free`; borrowed ones
+/// (`const hb_error *` from futures and batch results) live as long as their owner.
+#[derive(Debug, Clone)]
+pub struct hb_error {
+    status: hb_status,
+    message: CString,
+    exception_class: Option<CString>,
+    retriable: bool,
+}
+
+fn c_string(text: String) -> CString {
+    CString::new(text).unwrap_or_else(|e| {
+        let mut bytes = e.into_vec();
+        bytes.retain(|b| *b != 0);
+        CString::new(bytes).unwrap_or_default()
+    })
+}
+
+impl hb_error {
+    pub(crate) fn new(status: hb_status, message: impl Into<String>) -> hb_error {
+        hb_error {
+            status,
+            message: c_string(message.into()),
+            exception_class: None,
+            retriable: false,
+        }
+    }
+
+    pub(crate) fn invalid(message: impl Into<String>) -> hb_error {
+        hb_error::new(hb_status::HB_ERR_INVALID_ARGUMENT, message)
+    }
+
+    /// The same error with another message.
+    pub(crate) fn with_message(mut self, message: String) -> hb_error {
+        self.message = c_string(message);
+        self
+    }
+
+    pub(crate) fn status(&self) -> hb_status {
+        self.status
+    }
+}
+
+impl From<hbcore::Error> for hb_error {
+    fn from(e: hbcore::Error) -> hb_error {
+        use hb_status::*;
+        use hbcore::ErrorKind as K;
+        let status = match e.kind() {
+            K::InvalidArgument => HB_ERR_INVALID_ARGUMENT,
+            K::Connection => HB_ERR_CONNECTION,
+            K::Timeout => HB_ERR_TIMEOUT,
+            K::Remote => HB_ERR_REMOTE,
+            K::TableNotFound => HB_ERR_TABLE_NOT_FOUND,
+            K::TableNotEnabled => HB_ERR_TABLE_NOT_ENABLED,
+            K::NoSuchColumnFamily => HB_ERR_NO_SUCH_COLUMN_FAMILY,
+            K::Protocol => HB_ERR_PROTOCOL,
+            K::Closed => HB_ERR_CLOSED,
+            K::BlockingInAsync => HB_ERR_INVALID_STATE,
+            _ => HB_ERR_UNKNOWN,
+        };
+        hb_error {
+            status,
+            message: c_string(e.to_string()),
+            exception_class: e.remote_class().map(|c| c_string(c.to_string())),
+            retriable: e.is_retriable(),
+        }
+    }
+}
+
+/// The text of a status (a static string; "unknown status" for numbers this version does not
+/// know). Takes the number rather than the enum so any value from C is safe to pass.
+#[no_mangle]
+pub unsafe extern "C" fn hb_status_str(status: u32) -> *const c_char {
+    ffi_value!(c"internal error".as_ptr(), {
+        let text = match hb_status::from_u32(status) {
+            Some(s) => s.text(),
+            None => b"unknown status\0",
+        };
+        Some(text.as_ptr().cast())
+    })
+}
+
+/// The error's status (`HB_ERR_INVALID_ARGUMENT` when `error` is NULL).
+#[no_mangle]
+pub unsafe extern "C" fn hb_error_status(error: *const hb_error) -> hb_status {
+    ffi_value!(hb_status::HB_ERR_INVALID_ARGUMENT, {
+        // SAFETY: `error` is NULL or a live error, as the API requires.
+        Some(unsafe { arg_ref(error, "error") }.ok()?.status)
+    })
+}
+
+/// The error's message (NUL-terminated UTF-8, valid while the error lives; NULL when `error` is
+/// NULL). For server exceptions it starts with the exception's short class name.
+#[no_mangle]
+pub unsafe extern "C" fn hb_error_message(error: *const hb_error) -> *const c_char {
+    ffi_value!(std::ptr::null(), {
+        // SAFETY: `error` is NULL or a live error.
+        Some(unsafe { arg_ref(error, "error") }.ok()?.message.as_ptr())
+    })
+}
+
+/// The Java class of the server's exception, e.g. `org.apache.hadoop.hbase.TableNotFoundException`
+/// (valid while the error lives); NULL when the error did not come from the server or `error` is
+/// NULL.
+#[no_mangle]
+pub unsafe extern "C" fn hb_error_exception_class(error: *const hb_error) -> *const c_char {
+    ffi_value!(std::ptr::null(), {
+        // SAFETY: `error` is NULL or a live error.
+        let error = unsafe { arg_ref(error, "error") }.ok()?;
+        error.exception_class.as_ref().map(|c| c.as_ptr())
+    })
+}
+
+/// Whether retrying the operation may succeed (false when `error` is NULL). The client already
+/// retried within its operation timeout before reporting the error.
+#[no_mangle]
+pub unsafe extern "C" fn hb_error_is_retriable(error: *const hb_error) -> bool {
+    ffi_value!(false, {
+        // SAFETY: `error` is NULL or a live error.
+        Some(unsafe { arg_ref(error, "error") }.ok()?.retriable)
+    })
+}
+
+/// Frees an error received through an `hb_error **err` output. NULL is ignored. Never pass a
+/// borrowed `const hb_error *` (from a future or batch result).
+#[no_mangle]
+pub unsafe extern "C" fn hb_error_free(error: *mut hb_error) {
+    ffi_value!((), {
+        // SAFETY: `error` is NULL or an owned error not freed yet.
+        drop(unsafe { take(error) });
+        Some(())
+    })
+}

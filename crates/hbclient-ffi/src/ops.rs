@@ -1,0 +1,353 @@
+//! Put, get and delete builders. Every byte buffer is copied, so the caller's memory may be
+//! reused as soon as a call returns.
+//!
+//! Thread safety (all builders): not synchronised. Build one from one thread at a time; once
+//! built, a builder may be passed to operations from many threads at once (they only read it
+//! and copy what they need), as long as no thread changes it meanwhile.
+
+use bytes::Bytes;
+use std::ffi::c_void;
+
+use crate::argconv::{arg_bytes, arg_mut, arg_out, into_raw, take};
+use crate::error::{hb_error, hb_status};
+
+/// `HConstants.LATEST_TIMESTAMP`: let the server pick the time.
+pub const HB_LATEST_TIMESTAMP: u64 = 9223372036854775807;
+
+/// Cells to write to one row (a `Put`).
+pub struct hb_put {
+    pub(crate) put: Option<hbcore::Put>,
+}
+
+/// Columns to read from one row (a `Get`).
+pub struct hb_get {
+    pub(crate) get: Option<hbcore::Get>,
+}
+
+/// Cells, columns or families to delete from one row (a `Delete`); with nothing added it
+/// deletes the whole row.
+pub struct hb_delete {
+    pub(crate) delete: Option<hbcore::Delete>,
+}
+
+fn copy(bytes: &[u8]) -> Bytes {
+    Bytes::copy_from_slice(bytes)
+}
+
+fn empty_row() -> hb_error {
+    hb_error::invalid("the row key must not be empty")
+}
+
+impl hb_put {
+    pub(crate) fn value(&self) -> hbcore::Put {
+        self.put
+            .clone()
+            .expect("a put builder always holds its put")
+    }
+}
+
+impl hb_get {
+    pub(crate) fn value(&self) -> hbcore::Get {
+        self.get
+            .clone()
+            .expect("a get builder always holds its get")
+    }
+}
+
+impl hb_delete {
+    pub(crate) fn value(&self) -> hbcore::Delete {
+        self.delete
+            .clone()
+            .expect("a delete builder always holds its delete")
+    }
+}
+
+/// Replaces the builder's value with `f(value)`.
+fn update<T>(slot: &mut Option<T>, f: impl FnOnce(T) -> T) {
+    let value = slot.take().expect("a builder always holds its value");
+    *slot = Some(f(value));
+}
+
+/// Starts a put to `row` (`row_len` bytes, not empty, may contain NUL). Free with `hb_put_free`.
+#[no_mangle]
+pub unsafe extern "C" fn hb_put_new(
+    row: *const c_void,
+    row_len: usize,
+    out: *mut *mut hb_put,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: buffers come with their lengths; `out` is NULL or writable.
+        let (row, out) = unsafe { (arg_bytes(row, row_len, "row")?, arg_out(out, "out")?) };
+        if row.is_empty() {
+            return Err(empty_row());
+        }
+        out.write(into_raw(hb_put {
+            put: Some(hbcore::Put::new(copy(row))),
+        }));
+        Ok(())
+    })
+}
+
+/// Adds a cell: `family:qualifier = value` at `timestamp` (milliseconds since the epoch, or
+/// `HB_LATEST_TIMESTAMP` for the server's clock). Qualifier and value may be empty (NULL with
+/// length 0); the family may not.
+#[no_mangle]
+pub unsafe extern "C" fn hb_put_add(
+    put: *mut hb_put,
+    family: *const c_void,
+    family_len: usize,
+    qualifier: *const c_void,
+    qualifier_len: usize,
+    value: *const c_void,
+    value_len: usize,
+    timestamp: u64,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: buffers come with their lengths; `put` is NULL or a live builder.
+        let (put, family, qualifier, value) = unsafe {
+            (
+                arg_mut(put, "put")?,
+                arg_bytes(family, family_len, "family")?,
+                arg_bytes(qualifier, qualifier_len, "qualifier")?,
+                arg_bytes(value, value_len, "value")?,
+            )
+        };
+        if family.is_empty() {
+            return Err(hb_error::invalid("the family must not be empty"));
+        }
+        if timestamp > HB_LATEST_TIMESTAMP {
+            return Err(hb_error::invalid(
+                "timestamp is larger than HB_LATEST_TIMESTAMP",
+            ));
+        }
+        update(&mut put.put, |p| {
+            p.add_at(copy(family), copy(qualifier), timestamp, copy(value))
+        });
+        Ok(())
+    })
+}
+
+/// Frees a put. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn hb_put_free(put: *mut hb_put) {
+    ffi_value!((), {
+        // SAFETY: `put` is NULL or an owned builder.
+        drop(unsafe { take(put) });
+        Some(())
+    })
+}
+
+/// Starts a get of `row` (not empty; may contain NUL): by default the newest version of every
+/// column. Free with `hb_get_free`.
+#[no_mangle]
+pub unsafe extern "C" fn hb_get_new(
+    row: *const c_void,
+    row_len: usize,
+    out: *mut *mut hb_get,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: buffers come with their lengths; `out` is NULL or writable.
+        let (row, out) = unsafe { (arg_bytes(row, row_len, "row")?, arg_out(out, "out")?) };
+        if row.is_empty() {
+            return Err(empty_row());
+        }
+        out.write(into_raw(hb_get {
+            get: Some(hbcore::Get::new(copy(row))),
+        }));
+        Ok(())
+    })
+}
+
+/// Restricts the get to one column (adds to the columns already selected in its family).
+#[no_mangle]
+pub unsafe extern "C" fn hb_get_add_column(
+    get: *mut hb_get,
+    family: *const c_void,
+    family_len: usize,
+    qualifier: *const c_void,
+    qualifier_len: usize,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: buffers come with their lengths; `get` is NULL or a live builder.
+        let (get, family, qualifier) = unsafe {
+            (
+                arg_mut(get, "get")?,
+                arg_bytes(family, family_len, "family")?,
+                arg_bytes(qualifier, qualifier_len, "qualifier")?,
+            )
+        };
+        if family.is_empty() {
+            return Err(hb_error::invalid("the family must not be empty"));
+        }
+        update(&mut get.get, |g| g.column(copy(family), copy(qualifier)));
+        Ok(())
+    })
+}
+
+/// Restricts the get to whole families (one call per family).
+#[no_mangle]
+pub unsafe extern "C" fn hb_get_add_family(
+    get: *mut hb_get,
+    family: *const c_void,
+    family_len: usize,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: buffers come with their lengths; `get` is NULL or a live builder.
+        let (get, family) = unsafe {
+            (
+                arg_mut(get, "get")?,
+                arg_bytes(family, family_len, "family")?,
+            )
+        };
+        if family.is_empty() {
+            return Err(hb_error::invalid("the family must not be empty"));
+        }
+        update(&mut get.get, |g| g.family(copy(family)));
+        Ok(())
+    })
+}
+
+/// Reads up to `max_versions` versions of each column (at least 1), newest first.
+#[no_mangle]
+pub unsafe extern "C" fn hb_get_set_max_versions(get: *mut hb_get, max_versions: u32) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `get` is NULL or a live builder.
+        let get = unsafe { arg_mut(get, "get") }?;
+        if max_versions == 0 {
+            return Err(hb_error::invalid("max_versions must be at least 1"));
+        }
+        update(&mut get.get, |g| g.max_versions(max_versions));
+        Ok(())
+    })
+}
+
+/// Frees a get. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn hb_get_free(get: *mut hb_get) {
+    ffi_value!((), {
+        // SAFETY: `get` is NULL or an owned builder.
+        drop(unsafe { take(get) });
+        Some(())
+    })
+}
+
+/// Starts a delete of `row` (not empty; may contain NUL). With nothing added it deletes the whole
+/// row. Free with `hb_delete_free`.
+#[no_mangle]
+pub unsafe extern "C" fn hb_delete_new(
+    row: *const c_void,
+    row_len: usize,
+    out: *mut *mut hb_delete,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: buffers come with their lengths; `out` is NULL or writable.
+        let (row, out) = unsafe { (arg_bytes(row, row_len, "row")?, arg_out(out, "out")?) };
+        if row.is_empty() {
+            return Err(empty_row());
+        }
+        out.write(into_raw(hb_delete {
+            delete: Some(hbcore::Delete::new(copy(row))),
+        }));
+        Ok(())
+    })
+}
+
+/// Deletes every version of one column (HBase's `addColumns`).
+#[no_mangle]
+pub unsafe extern "C" fn hb_delete_add_column(
+    del: *mut hb_delete,
+    family: *const c_void,
+    family_len: usize,
+    qualifier: *const c_void,
+    qualifier_len: usize,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: buffers come with their lengths; `del` is NULL or a live builder.
+        let (del, family, qualifier) = unsafe {
+            (
+                arg_mut(del, "del")?,
+                arg_bytes(family, family_len, "family")?,
+                arg_bytes(qualifier, qualifier_len, "qualifier")?,
+            )
+        };
+        if family.is_empty() {
+            return Err(hb_error::invalid("the family must not be empty"));
+        }
+        update(&mut del.delete, |d| {
+            d.all_versions(copy(family), copy(qualifier))
+        });
+        Ok(())
+    })
+}
+
+/// Deletes the version of one column written at exactly `timestamp` (HBase's
+/// `addColumn(family, qualifier, ts)`); with `HB_LATEST_TIMESTAMP`, only the newest version.
+#[no_mangle]
+pub unsafe extern "C" fn hb_delete_add_column_version(
+    del: *mut hb_delete,
+    family: *const c_void,
+    family_len: usize,
+    qualifier: *const c_void,
+    qualifier_len: usize,
+    timestamp: u64,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: buffers come with their lengths; `del` is NULL or a live builder.
+        let (del, family, qualifier) = unsafe {
+            (
+                arg_mut(del, "del")?,
+                arg_bytes(family, family_len, "family")?,
+                arg_bytes(qualifier, qualifier_len, "qualifier")?,
+            )
+        };
+        if family.is_empty() {
+            return Err(hb_error::invalid("the family must not be empty"));
+        }
+        if timestamp > HB_LATEST_TIMESTAMP {
+            return Err(hb_error::invalid(
+                "timestamp is larger than HB_LATEST_TIMESTAMP",
+            ));
+        }
+        update(&mut del.delete, |d| {
+            if timestamp == HB_LATEST_TIMESTAMP {
+                d.latest_version(copy(family), copy(qualifier))
+            } else {
+                d.version(copy(family), copy(qualifier), timestamp)
+            }
+        });
+        Ok(())
+    })
+}
+
+/// Deletes every column of a family (HBase's `addFamily`).
+#[no_mangle]
+pub unsafe extern "C" fn hb_delete_add_family(
+    del: *mut hb_delete,
+    family: *const c_void,
+    family_len: usize,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: buffers come with their lengths; `del` is NULL or a live builder.
+        let (del, family) = unsafe {
+            (
+                arg_mut(del, "del")?,
+                arg_bytes(family, family_len, "family")?,
+            )
+        };
+        if family.is_empty() {
+            return Err(hb_error::invalid("the family must not be empty"));
+        }
+        update(&mut del.delete, |d| d.family(copy(family)));
+        Ok(())
+    })
+}
+
+/// Frees a delete. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn hb_delete_free(del: *mut hb_delete) {
+    ffi_value!((), {
+        // SAFETY: `del` is NULL or an owned builder.
+        drop(unsafe { take(del) });
+        Some(())
+    })
+}

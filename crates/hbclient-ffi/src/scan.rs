@@ -1,0 +1,212 @@
+//! Scans: `hb_scan` describes the rows wanted, `hb_scanner` reads them one row at a time.
+
+use std::ffi::c_void;
+use std::sync::Mutex;
+
+use bytes::Bytes;
+use futures::StreamExt;
+
+use crate::argconv::{arg_bytes, arg_mut, arg_out, arg_ref, into_raw, take};
+use crate::connection::hb_table;
+use crate::error::{hb_error, hb_status};
+use crate::result::hb_result;
+use crate::runtime::{block_on, enter};
+
+/// What a scan reads: a row range, families, a row limit.
+///
+/// Thread safety: not synchronised; build it from one thread. `hb_table_scanner` copies it.
+pub struct hb_scan {
+    scan: Option<hbcore::Scan>,
+}
+
+/// An open scan, read with `hb_scanner_next`. Rows are fetched from the servers in chunks.
+///
+/// Thread safety: calls are serialised internally, so it is safe to use from several threads,
+/// but each row goes to one caller; usually one thread reads a scanner.
+pub struct hb_scanner {
+    scanner: Mutex<hbcore::Scanner>,
+}
+
+fn update(scan: &mut hb_scan, f: impl FnOnce(hbcore::Scan) -> hbcore::Scan) {
+    let value = scan
+        .scan
+        .take()
+        .expect("a scan builder always holds its scan");
+    scan.scan = Some(f(value));
+}
+
+/// Creates a scan of the whole table (every family). Free with `hb_scan_free`.
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_new(out: *mut *mut hb_scan) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `out` is NULL or writable.
+        let out = unsafe { arg_out(out, "out") }?;
+        out.write(into_raw(hb_scan {
+            scan: Some(hbcore::Scan::new()),
+        }));
+        Ok(())
+    })
+}
+
+/// Starts at `row` (inclusive; may contain NUL; empty means the table's start).
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_set_start_row(
+    scan: *mut hb_scan,
+    row: *const c_void,
+    row_len: usize,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `scan` is NULL or live; `row` has `row_len` bytes.
+        let (scan, row) = unsafe { (arg_mut(scan, "scan")?, arg_bytes(row, row_len, "row")?) };
+        let row = Bytes::copy_from_slice(row);
+        update(scan, |s| s.start(row));
+        Ok(())
+    })
+}
+
+/// Stops before `row` (exclusive; empty means the table's end).
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_set_stop_row(
+    scan: *mut hb_scan,
+    row: *const c_void,
+    row_len: usize,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `scan` is NULL or live; `row` has `row_len` bytes.
+        let (scan, row) = unsafe { (arg_mut(scan, "scan")?, arg_bytes(row, row_len, "row")?) };
+        let row = Bytes::copy_from_slice(row);
+        update(scan, |s| s.stop(row));
+        Ok(())
+    })
+}
+
+/// Reads only this family (one call per family).
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_add_family(
+    scan: *mut hb_scan,
+    family: *const c_void,
+    family_len: usize,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `scan` is NULL or live; `family` has `family_len` bytes.
+        let (scan, family) = unsafe {
+            (
+                arg_mut(scan, "scan")?,
+                arg_bytes(family, family_len, "family")?,
+            )
+        };
+        if family.is_empty() {
+            return Err(hb_error::invalid("the family must not be empty"));
+        }
+        let family = Bytes::copy_from_slice(family);
+        update(scan, |s| s.family(family));
+        Ok(())
+    })
+}
+
+/// Returns at most `limit` rows (0: no limit).
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_set_limit(scan: *mut hb_scan, limit: u64) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `scan` is NULL or live.
+        let scan = unsafe { arg_mut(scan, "scan") }?;
+        if limit > 0 {
+            update(scan, |s| s.limit(limit));
+        }
+        Ok(())
+    })
+}
+
+/// Fetches up to `rows` rows per round trip (at least 1).
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_set_caching(scan: *mut hb_scan, rows: u32) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `scan` is NULL or live.
+        let scan = unsafe { arg_mut(scan, "scan") }?;
+        if rows == 0 {
+            return Err(hb_error::invalid("caching must be at least 1 row"));
+        }
+        update(scan, |s| s.caching(rows));
+        Ok(())
+    })
+}
+
+/// Frees a scan. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_free(scan: *mut hb_scan) {
+    ffi_value!((), {
+        // SAFETY: `scan` is NULL or owned.
+        drop(unsafe { take(scan) });
+        Some(())
+    })
+}
+
+/// Opens a scanner over `table` with a copy of `scan`. No RPC is made until the first
+/// `hb_scanner_next`. Free it with `hb_scanner_free` (also before the end: it closes the
+/// server-side scanner).
+#[no_mangle]
+pub unsafe extern "C" fn hb_table_scanner(
+    table: *const hb_table,
+    scan: *const hb_scan,
+    out: *mut *mut hb_scanner,
+    err: *mut *mut hb_error,
+) -> hb_status {
+    ffi_status!(err, {
+        // SAFETY: handles are NULL or live; `out` is NULL or writable.
+        let (table, scan, out) = unsafe {
+            (
+                arg_ref(table, "table")?,
+                arg_ref(scan, "scan")?,
+                arg_out(out, "out")?,
+            )
+        };
+        let scan = scan
+            .scan
+            .clone()
+            .expect("a scan builder always holds its scan");
+        let scanner = table.table.scan(scan);
+        out.write(into_raw(hb_scanner {
+            scanner: Mutex::new(scanner),
+        }));
+        Ok(())
+    })
+}
+
+/// The next row (blocking while a chunk is fetched): `HB_OK` with `*result` set to a new result
+/// (free with `hb_result_free`), or `HB_OK` with `*result` set to NULL at the end of the scan.
+/// After an error the scanner is finished.
+#[no_mangle]
+pub unsafe extern "C" fn hb_scanner_next(
+    scanner: *mut hb_scanner,
+    result: *mut *mut hb_result,
+    err: *mut *mut hb_error,
+) -> hb_status {
+    ffi_status!(err, {
+        // SAFETY: `scanner` is NULL or live; `result` is NULL or writable.
+        let (scanner, out) = unsafe {
+            (
+                arg_ref(scanner.cast_const(), "scanner")?,
+                arg_out(result, "result")?,
+            )
+        };
+        let mut guard = scanner.scanner.lock().unwrap_or_else(|p| p.into_inner());
+        match block_on(guard.next())? {
+            Some(row) => out.write(into_raw(hb_result { row: row? })),
+            None => out.write(std::ptr::null_mut()),
+        }
+        Ok(())
+    })
+}
+
+/// Frees a scanner, closing its server-side scanner if it was not finished. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn hb_scanner_free(scanner: *mut hb_scanner) {
+    ffi_value!((), {
+        // SAFETY: `scanner` is NULL or owned.
+        let scanner = unsafe { take(scanner) }?;
+        // Dropping inside the runtime lets the scanner send its close request.
+        let _context = enter();
+        drop(scanner);
+        Some(())
+    })
+}

@@ -1,0 +1,1017 @@
+//! Calls every export of libhbclient directly, as C would: through raw pointers, including NULL
+//! and invalid arguments, against an in-process mini-hbase.
+// This file plays the C caller, reading the library's pointer views itself.
+#![allow(clippy::disallowed_methods)]
+
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::ptr::{null, null_mut};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use hb_status::*;
+use hbclient::*;
+
+/// The cluster, started once for the whole test binary on its own runtime.
+fn master() -> &'static str {
+    static MASTER: OnceLock<String> = OnceLock::new();
+    MASTER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let cluster = mini_hbase::MiniCluster::start(mini_hbase::ClusterConfig::default())
+                    .await
+                    .unwrap();
+                cluster.create_table("t", &["f", "g"], &[b"m"]).unwrap();
+                tx.send(cluster.master_addr().to_string()).unwrap();
+                std::future::pending::<()>().await;
+            });
+        });
+        rx.recv().unwrap()
+    })
+}
+
+fn text(p: *const c_char) -> String {
+    assert!(!p.is_null());
+    unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string()
+}
+
+unsafe fn connect() -> *mut hb_connection {
+    let mut cfg = null_mut();
+    assert_eq!(unsafe { hb_config_new(&mut cfg) }, HB_OK);
+    let key = CString::new("hbase.client.bootstrap.servers").unwrap();
+    let value = CString::new(master()).unwrap();
+    assert_eq!(
+        unsafe { hb_config_set(cfg, key.as_ptr().cast(), value.as_ptr().cast()) },
+        HB_OK
+    );
+    for (k, v) in [
+        ("hbase.client.pause", "20"),
+        ("hbase.client.operation.timeout", "30000"),
+    ] {
+        let (k, v) = (CString::new(k).unwrap(), CString::new(v).unwrap());
+        assert_eq!(
+            unsafe { hb_config_set(cfg, k.as_ptr().cast(), v.as_ptr().cast()) },
+            HB_OK
+        );
+    }
+    let mut conn = null_mut();
+    let mut err = null_mut();
+    let status = unsafe { hb_connection_open(cfg, &mut conn, &mut err) };
+    assert_eq!(status, HB_OK, "{}", unsafe { text(hb_error_message(err)) });
+    unsafe { hb_config_free(cfg) };
+    conn
+}
+
+unsafe fn open_table(conn: *mut hb_connection, name: &str) -> *mut hb_table {
+    let name = CString::new(name).unwrap();
+    let mut table = null_mut();
+    assert_eq!(
+        unsafe { hb_table_open(conn, name.as_ptr().cast(), &mut table, null_mut()) },
+        HB_OK
+    );
+    table
+}
+
+unsafe fn put(row: &[u8], value: &[u8]) -> *mut hb_put {
+    let mut p = null_mut();
+    unsafe {
+        assert_eq!(hb_put_new(row.as_ptr().cast(), row.len(), &mut p), HB_OK);
+        assert_eq!(
+            hb_put_add(
+                p,
+                b"f".as_ptr().cast(),
+                1,
+                b"q".as_ptr().cast(),
+                1,
+                value.as_ptr().cast(),
+                value.len(),
+                HB_LATEST_TIMESTAMP
+            ),
+            HB_OK
+        );
+    }
+    p
+}
+
+unsafe fn get(row: &[u8]) -> *mut hb_get {
+    let mut g = null_mut();
+    assert_eq!(
+        unsafe { hb_get_new(row.as_ptr().cast(), row.len(), &mut g) },
+        HB_OK
+    );
+    g
+}
+
+unsafe fn value_of(result: *const hb_result) -> Option<Vec<u8>> {
+    let (mut ptr, mut len) = (null(), 0usize);
+    match unsafe {
+        hb_result_value(
+            result,
+            b"f".as_ptr().cast(),
+            1,
+            b"q".as_ptr().cast(),
+            1,
+            &mut ptr,
+            &mut len,
+        )
+    } {
+        HB_OK => Some(unsafe { std::slice::from_raw_parts(ptr, len) }.to_vec()),
+        HB_ERR_NOT_FOUND => None,
+        other => panic!("hb_result_value: {other:?}"),
+    }
+}
+
+#[test]
+fn status_error_and_version() {
+    unsafe {
+        assert_eq!(text(hb_status_str(0)), "ok");
+        assert_eq!(text(hb_status_str(HB_ERR_TIMEOUT as u32)), "timeout");
+        assert_eq!(text(hb_status_str(12345)), "unknown status");
+        assert_eq!(text(hb_version()), env!("CARGO_PKG_VERSION"));
+        assert_eq!(hb_error_status(null()), HB_ERR_INVALID_ARGUMENT);
+        assert!(hb_error_message(null()).is_null());
+        assert!(hb_error_exception_class(null()).is_null());
+        assert!(!hb_error_is_retriable(null()));
+        hb_error_free(null_mut());
+        // An error from a failed call.
+        let mut cfg = null_mut();
+        assert_eq!(hb_config_new(&mut cfg), HB_OK);
+        let mut err = null_mut();
+        let mut conn = null_mut();
+        let status = hb_connection_open(null(), &mut conn, &mut err);
+        assert_eq!(status, HB_ERR_INVALID_ARGUMENT);
+        assert!(conn.is_null(), "outputs are written only on success");
+        assert_eq!(hb_error_status(err), HB_ERR_INVALID_ARGUMENT);
+        assert!(text(hb_error_message(err)).contains("config"));
+        assert!(hb_error_exception_class(err).is_null());
+        assert!(!hb_error_is_retriable(err));
+        hb_error_free(err);
+        hb_config_free(cfg);
+    }
+}
+
+#[test]
+fn config_arguments() {
+    unsafe {
+        assert_eq!(hb_config_new(null_mut()), HB_ERR_INVALID_ARGUMENT);
+        let mut cfg = null_mut();
+        assert_eq!(hb_config_new(&mut cfg), HB_OK);
+        let key = c"hbase.rpc.timeout";
+        assert_eq!(
+            hb_config_set(null_mut(), key.as_ptr().cast(), c"1".as_ptr().cast()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_config_set(cfg, null(), c"1".as_ptr().cast()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_config_set(cfg, key.as_ptr().cast(), null()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_config_set(cfg, key.as_ptr().cast(), c"soon".as_ptr().cast()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_config_set(cfg, c"no.such.key".as_ptr().cast(), c"1".as_ptr().cast()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        let bad_utf8 = [0xffu8, 0];
+        assert_eq!(
+            hb_config_set(cfg, bad_utf8.as_ptr().cast(), c"1".as_ptr().cast()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_config_set(cfg, key.as_ptr().cast(), c"1500".as_ptr().cast()),
+            HB_OK
+        );
+        hb_config_free(cfg);
+        hb_config_free(null_mut());
+        // A cluster that is not there: a connection error, reported with details.
+        let mut cfg = null_mut();
+        assert_eq!(hb_config_new(&mut cfg), HB_OK);
+        for (k, v) in [
+            (c"hbase.client.bootstrap.servers", c"127.0.0.1:1"),
+            (c"hbase.client.retries.number", c"0"),
+            (c"hbase.rpc.timeout", c"500"),
+            (c"hbase.client.operation.timeout", c"1000"),
+        ] {
+            assert_eq!(
+                hb_config_set(cfg, k.as_ptr().cast(), v.as_ptr().cast()),
+                HB_OK
+            );
+        }
+        let (mut conn, mut err) = (null_mut(), null_mut());
+        let status = hb_connection_open(cfg, &mut conn, &mut err);
+        assert_ne!(status, HB_OK);
+        assert!(conn.is_null());
+        assert_eq!(hb_error_status(err), status);
+        hb_error_free(err);
+        assert_eq!(
+            hb_connection_open(cfg, null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_config_free(cfg);
+        hb_connection_close(null_mut());
+    }
+}
+
+#[test]
+fn builders_reject_bad_arguments() {
+    unsafe {
+        let mut p = null_mut();
+        assert_eq!(
+            hb_put_new(null(), 0, &mut p),
+            HB_ERR_INVALID_ARGUMENT,
+            "empty row"
+        );
+        assert_eq!(
+            hb_put_new(null(), 3, &mut p),
+            HB_ERR_INVALID_ARGUMENT,
+            "NULL with length"
+        );
+        assert_eq!(
+            hb_put_new(b"r".as_ptr().cast(), 1, null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert!(p.is_null());
+        assert_eq!(hb_put_new(b"r".as_ptr().cast(), 1, &mut p), HB_OK);
+        assert_eq!(
+            hb_put_add(null_mut(), b"f".as_ptr().cast(), 1, null(), 0, null(), 0, 1),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_put_add(p, null(), 0, null(), 0, null(), 0, 1),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_put_add(p, b"f".as_ptr().cast(), 1, null(), 0, null(), 5, 1),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_put_add(p, b"f".as_ptr().cast(), 1, null(), 0, null(), 0, u64::MAX),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_put_add(p, b"f".as_ptr().cast(), 1, null(), 0, null(), 0, 1),
+            HB_OK,
+            "empty qualifier and value"
+        );
+        hb_put_free(p);
+        hb_put_free(null_mut());
+
+        let mut g = null_mut();
+        assert_eq!(hb_get_new(null(), 0, &mut g), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(
+            hb_get_new(b"r".as_ptr().cast(), 1, null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(hb_get_new(b"r".as_ptr().cast(), 1, &mut g), HB_OK);
+        assert_eq!(
+            hb_get_add_column(null_mut(), b"f".as_ptr().cast(), 1, null(), 0),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_get_add_column(g, null(), 0, null(), 0),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_get_add_column(g, b"f".as_ptr().cast(), 1, b"q".as_ptr().cast(), 1),
+            HB_OK
+        );
+        assert_eq!(
+            hb_get_add_family(null_mut(), b"f".as_ptr().cast(), 1),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(hb_get_add_family(g, null(), 0), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(hb_get_add_family(g, b"g".as_ptr().cast(), 1), HB_OK);
+        assert_eq!(
+            hb_get_set_max_versions(null_mut(), 2),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(hb_get_set_max_versions(g, 0), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(hb_get_set_max_versions(g, 3), HB_OK);
+        hb_get_free(g);
+        hb_get_free(null_mut());
+
+        let mut d = null_mut();
+        assert_eq!(hb_delete_new(null(), 0, &mut d), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(
+            hb_delete_new(b"r".as_ptr().cast(), 1, null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(hb_delete_new(b"r".as_ptr().cast(), 1, &mut d), HB_OK);
+        assert_eq!(
+            hb_delete_add_column(null_mut(), b"f".as_ptr().cast(), 1, null(), 0),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_delete_add_column(d, null(), 0, null(), 0),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_delete_add_column(d, b"f".as_ptr().cast(), 1, b"q".as_ptr().cast(), 1),
+            HB_OK
+        );
+        assert_eq!(
+            hb_delete_add_column_version(null_mut(), b"f".as_ptr().cast(), 1, null(), 0, 5),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_delete_add_column_version(d, b"f".as_ptr().cast(), 1, null(), 0, u64::MAX),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_delete_add_column_version(d, b"f".as_ptr().cast(), 1, b"q".as_ptr().cast(), 1, 5),
+            HB_OK
+        );
+        assert_eq!(
+            hb_delete_add_family(null_mut(), b"f".as_ptr().cast(), 1),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(hb_delete_add_family(d, null(), 0), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(hb_delete_add_family(d, b"g".as_ptr().cast(), 1), HB_OK);
+        hb_delete_free(d);
+        hb_delete_free(null_mut());
+
+        let mut s = null_mut();
+        assert_eq!(hb_scan_new(null_mut()), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(hb_scan_new(&mut s), HB_OK);
+        assert_eq!(
+            hb_scan_set_start_row(null_mut(), b"a".as_ptr().cast(), 1),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(hb_scan_set_start_row(s, null(), 1), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(
+            hb_scan_set_stop_row(null_mut(), b"a".as_ptr().cast(), 1),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_scan_add_family(null_mut(), b"f".as_ptr().cast(), 1),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(hb_scan_add_family(s, null(), 0), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(hb_scan_set_limit(null_mut(), 1), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(hb_scan_set_caching(null_mut(), 1), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(hb_scan_set_caching(s, 0), HB_ERR_INVALID_ARGUMENT);
+        hb_scan_free(s);
+        hb_scan_free(null_mut());
+
+        let mut b = null_mut();
+        assert_eq!(hb_batch_new(null_mut()), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(hb_batch_new(&mut b), HB_OK);
+        assert_eq!(hb_batch_add_put(b, null()), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(hb_batch_add_get(b, null()), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(hb_batch_add_delete(b, null()), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(
+            hb_batch_add_put(null_mut(), null()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(hb_batch_count(b), 0);
+        assert_eq!(hb_batch_count(null()), 0);
+        hb_batch_free(b);
+        hb_batch_free(null_mut());
+
+        // Results and batch results: NULL handles.
+        assert!(hb_result_is_empty(null()));
+        assert_eq!(hb_result_cell_count(null()), 0);
+        let (mut ptr, mut len) = (null(), 0usize);
+        assert_eq!(
+            hb_result_row(null(), &mut ptr, &mut len),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        let mut cell = std::mem::MaybeUninit::<hb_cell>::uninit();
+        assert_eq!(
+            hb_result_cell(null(), 0, cell.as_mut_ptr()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_result_value(
+                null(),
+                b"f".as_ptr().cast(),
+                1,
+                null(),
+                0,
+                &mut ptr,
+                &mut len
+            ),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_result_free(null_mut());
+        assert_eq!(hb_batch_result_count(null()), 0);
+        assert_eq!(
+            hb_batch_result_status(null(), 0, null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert!(hb_batch_result_get(null(), 0).is_null());
+        hb_batch_result_free(null_mut());
+
+        // Futures: NULL handles.
+        assert_eq!(hb_future_wait(null_mut()), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(
+            hb_future_wait_timeout(null_mut(), 1),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert!(!hb_future_is_ready(null()));
+        assert_eq!(
+            hb_future_set_callback(null_mut(), Some(count_callback), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_future_take_result(null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_future_take_batch_result(null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert!(hb_future_error(null()).is_null());
+        hb_future_free(null_mut());
+
+        // Table calls: NULL handles.
+        let mut err = null_mut();
+        assert_eq!(
+            hb_table_open(null(), c"t".as_ptr().cast(), &mut null_mut(), &mut err),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_error_free(err);
+        assert_eq!(
+            hb_table_put(null(), null(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_table_get(null(), null(), null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_table_delete(null(), null(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_table_batch(null(), null(), null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_table_scanner(null(), null(), null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_scanner_next(null_mut(), null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_scanner_free(null_mut());
+        hb_table_free(null_mut());
+        // Async calls with NULL arguments give an already failed future.
+        for f in [
+            hb_table_put_async(null(), null()),
+            hb_table_get_async(null(), null()),
+            hb_table_delete_async(null(), null()),
+            hb_table_batch_async(null(), null()),
+        ] {
+            assert!(!f.is_null());
+            assert!(hb_future_is_ready(f));
+            assert_eq!(hb_future_wait(f), HB_ERR_INVALID_ARGUMENT);
+            assert_eq!(hb_error_status(hb_future_error(f)), HB_ERR_INVALID_ARGUMENT);
+            hb_future_free(f);
+        }
+    }
+}
+
+static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe extern "C" fn count_callback(future: *mut hb_future, userdata: *mut c_void) {
+    let name = std::thread::current().name().map(str::to_string);
+    assert_eq!(name.as_deref(), Some("hbclient-worker"));
+    assert!(unsafe { hb_future_is_ready(future) });
+    CALLS.fetch_add(1, Ordering::SeqCst);
+    if !userdata.is_null() {
+        unsafe { &*(userdata as *const AtomicUsize) }.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn blocking_data_path() {
+    unsafe {
+        let conn = connect();
+        let table = open_table(conn, "t");
+        // Binary row and value with NUL bytes.
+        let row = b"bin\0row\xff";
+        let value = b"v\0al\0ue";
+        let p = put(row, value);
+        let mut err = null_mut();
+        assert_eq!(hb_table_put(table, p, &mut err), HB_OK);
+        assert_eq!(
+            hb_table_put(table, null(), &mut err),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_error_free(err);
+        hb_put_free(p);
+
+        let g = get(row);
+        let mut result = null_mut();
+        assert_eq!(
+            hb_table_get(table, g, null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(hb_table_get(table, g, &mut result, null_mut()), HB_OK);
+        assert!(!hb_result_is_empty(result));
+        assert_eq!(hb_result_cell_count(result), 1);
+        let (mut ptr, mut len) = (null(), 0usize);
+        assert_eq!(hb_result_row(result, &mut ptr, &mut len), HB_OK);
+        assert_eq!(std::slice::from_raw_parts(ptr, len), row);
+        assert_eq!(
+            hb_result_row(result, null_mut(), &mut len),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(value_of(result).as_deref(), Some(&value[..]));
+        let mut cell = std::mem::MaybeUninit::<hb_cell>::uninit();
+        assert_eq!(hb_result_cell(result, 0, cell.as_mut_ptr()), HB_OK);
+        let cell = cell.assume_init();
+        assert_eq!(
+            std::slice::from_raw_parts(cell.value, cell.value_len),
+            value
+        );
+        assert_eq!(
+            std::slice::from_raw_parts(cell.family, cell.family_len),
+            b"f"
+        );
+        assert!(cell.timestamp > 0 && cell.timestamp < HB_LATEST_TIMESTAMP);
+        let mut cell2 = std::mem::MaybeUninit::<hb_cell>::uninit();
+        assert_eq!(
+            hb_result_cell(result, 1, cell2.as_mut_ptr()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_result_cell(result, 0, null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_result_value(
+                result,
+                b"f".as_ptr().cast(),
+                1,
+                b"zz".as_ptr().cast(),
+                2,
+                &mut ptr,
+                &mut len
+            ),
+            HB_ERR_NOT_FOUND
+        );
+        hb_result_free(result);
+
+        // Delete, then the row is empty.
+        let mut d = null_mut();
+        assert_eq!(hb_delete_new(row.as_ptr().cast(), row.len(), &mut d), HB_OK);
+        assert_eq!(hb_table_delete(table, d, null_mut()), HB_OK);
+        hb_delete_free(d);
+        let mut result = null_mut();
+        assert_eq!(hb_table_get(table, g, &mut result, null_mut()), HB_OK);
+        assert!(hb_result_is_empty(result));
+        assert_eq!(hb_result_row(result, &mut ptr, &mut len), HB_OK);
+        assert_eq!(len, 0);
+        assert!(!ptr.is_null());
+        hb_result_free(result);
+        hb_get_free(g);
+
+        // A missing family: a server error with its exception class.
+        let mut p = null_mut();
+        assert_eq!(hb_put_new(b"r".as_ptr().cast(), 1, &mut p), HB_OK);
+        assert_eq!(
+            hb_put_add(
+                p,
+                b"nope".as_ptr().cast(),
+                4,
+                b"q".as_ptr().cast(),
+                1,
+                b"v".as_ptr().cast(),
+                1,
+                HB_LATEST_TIMESTAMP
+            ),
+            HB_OK
+        );
+        let mut err = null_mut();
+        let status = hb_table_put(table, p, &mut err);
+        assert_eq!(
+            status,
+            HB_ERR_NO_SUCH_COLUMN_FAMILY,
+            "{}",
+            text(hb_error_message(err))
+        );
+        assert!(text(hb_error_exception_class(err)).ends_with("NoSuchColumnFamilyException"));
+        hb_error_free(err);
+        hb_put_free(p);
+
+        // A missing table.
+        let missing = open_table(conn, "no_such_table");
+        let g = get(b"r");
+        let mut err = null_mut();
+        let mut result = null_mut();
+        assert_eq!(
+            hb_table_get(missing, g, &mut result, &mut err),
+            HB_ERR_TABLE_NOT_FOUND
+        );
+        assert!(result.is_null());
+        hb_error_free(err);
+        hb_get_free(g);
+        hb_table_free(missing);
+
+        let mut err = null_mut();
+        let mut bad = null_mut();
+        assert_eq!(
+            hb_table_open(conn, c"bad name!".as_ptr().cast(), &mut bad, &mut err),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_error_free(err);
+        assert_eq!(
+            hb_table_open(conn, null(), &mut bad, null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert!(bad.is_null());
+
+        hb_table_free(table);
+        hb_connection_close(conn);
+    }
+}
+
+#[test]
+fn batches() {
+    unsafe {
+        let conn = connect();
+        let table = open_table(conn, "t");
+        let mut b = null_mut();
+        assert_eq!(hb_batch_new(&mut b), HB_OK);
+        for i in 0..1000u32 {
+            let p = put(format!("batch{i:05}").as_bytes(), &i.to_be_bytes());
+            assert_eq!(hb_batch_add_put(b, p), HB_OK);
+            hb_put_free(p);
+        }
+        let mut br = null_mut();
+        assert_eq!(
+            hb_table_batch(table, b, null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(hb_table_batch(table, b, &mut br, null_mut()), HB_OK);
+        assert_eq!(hb_batch_result_count(br), 1000);
+        for i in 0..1000 {
+            assert_eq!(hb_batch_result_status(br, i, null_mut()), HB_OK);
+            assert!(hb_batch_result_get(br, i).is_null());
+        }
+        assert_eq!(
+            hb_batch_result_status(br, 1000, null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_batch_result_free(br);
+        hb_batch_free(b);
+
+        // Gets, a delete and a failing put in one batch.
+        assert_eq!(hb_batch_new(&mut b), HB_OK);
+        let g = get(b"batch00007");
+        assert_eq!(hb_batch_add_get(b, g), HB_OK);
+        hb_get_free(g);
+        let mut d = null_mut();
+        assert_eq!(
+            hb_delete_new(b"batch00008".as_ptr().cast(), 10, &mut d),
+            HB_OK
+        );
+        assert_eq!(hb_batch_add_delete(b, d), HB_OK);
+        hb_delete_free(d);
+        let mut p = null_mut();
+        assert_eq!(hb_put_new(b"x".as_ptr().cast(), 1, &mut p), HB_OK);
+        assert_eq!(
+            hb_put_add(
+                p,
+                b"nope".as_ptr().cast(),
+                4,
+                null(),
+                0,
+                null(),
+                0,
+                HB_LATEST_TIMESTAMP
+            ),
+            HB_OK
+        );
+        assert_eq!(hb_batch_add_put(b, p), HB_OK);
+        hb_put_free(p);
+        assert_eq!(hb_batch_count(b), 3);
+        let f = hb_table_batch_async(table, b);
+        hb_batch_free(b); // inputs are copied: freeing now is fine
+        assert_eq!(hb_future_wait(f), HB_OK);
+        let mut row = null_mut();
+        assert_eq!(
+            hb_future_take_result(f, &mut row),
+            HB_ERR_INVALID_ARGUMENT,
+            "not a get future"
+        );
+        assert_eq!(
+            hb_future_take_batch_result(f, null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(hb_future_take_batch_result(f, &mut br), HB_OK);
+        assert_eq!(
+            hb_future_take_batch_result(f, &mut br),
+            HB_ERR_INVALID_STATE
+        );
+        hb_future_free(f);
+        assert_eq!(hb_batch_result_count(br), 3);
+        assert_eq!(hb_batch_result_status(br, 0, null_mut()), HB_OK);
+        let got = hb_batch_result_get(br, 0);
+        assert_eq!(value_of(got).as_deref(), Some(&7u32.to_be_bytes()[..]));
+        assert_eq!(hb_batch_result_status(br, 1, null_mut()), HB_OK);
+        let mut item_err = null();
+        let status = hb_batch_result_status(br, 2, &mut item_err);
+        assert_eq!(status, HB_ERR_NO_SUCH_COLUMN_FAMILY);
+        assert_eq!(hb_error_status(item_err), status);
+        assert!(hb_batch_result_get(br, 2).is_null());
+        hb_batch_result_free(br);
+        hb_table_free(table);
+        hb_connection_close(conn);
+    }
+}
+
+#[test]
+fn futures_and_callbacks() {
+    unsafe {
+        let conn = connect();
+        let table = open_table(conn, "t");
+        let done = AtomicUsize::new(0);
+        let mut futures = Vec::new();
+        for i in 0..200u32 {
+            let p = put(format!("async{i:04}").as_bytes(), b"v");
+            let f = hb_table_put_async(table, p);
+            hb_put_free(p);
+            assert_eq!(
+                hb_future_set_callback(
+                    f,
+                    Some(count_callback),
+                    &done as *const AtomicUsize as *mut c_void
+                ),
+                HB_OK
+            );
+            assert_eq!(
+                hb_future_set_callback(f, Some(count_callback), null_mut()),
+                HB_ERR_INVALID_STATE
+            );
+            assert_eq!(
+                hb_future_set_callback(f, None, null_mut()),
+                HB_ERR_INVALID_ARGUMENT
+            );
+            futures.push(f);
+        }
+        for f in futures {
+            assert_eq!(hb_future_wait(f), HB_OK);
+            assert!(hb_future_error(f).is_null());
+            hb_future_free(f);
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while done.load(Ordering::SeqCst) < 200 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(done.load(Ordering::SeqCst), 200);
+
+        // A get future; a callback set after completion still runs, on a worker thread.
+        let g = get(b"async0003");
+        let f = hb_table_get_async(table, g);
+        hb_get_free(g);
+        assert_eq!(hb_future_wait_timeout(f, 30_000), HB_OK);
+        assert!(hb_future_is_ready(f));
+        let late = AtomicUsize::new(0);
+        assert_eq!(
+            hb_future_set_callback(
+                f,
+                Some(count_callback),
+                &late as *const AtomicUsize as *mut c_void
+            ),
+            HB_OK
+        );
+        let mut br = null_mut();
+        assert_eq!(
+            hb_future_take_batch_result(f, &mut br),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        let mut r = null_mut();
+        assert_eq!(hb_future_take_result(f, &mut r), HB_OK);
+        assert_eq!(value_of(r).as_deref(), Some(&b"v"[..]));
+        hb_result_free(r);
+        assert_eq!(hb_future_take_result(f, &mut r), HB_ERR_INVALID_STATE);
+        while late.load(Ordering::SeqCst) == 0 {
+            std::thread::yield_now();
+        }
+        hb_future_free(f);
+
+        // Delete future; wait_timeout(0) polls.
+        let mut d = null_mut();
+        assert_eq!(
+            hb_delete_new(b"async0003".as_ptr().cast(), 9, &mut d),
+            HB_OK
+        );
+        let f = hb_table_delete_async(table, d);
+        hb_delete_free(d);
+        let polled = hb_future_wait_timeout(f, 0);
+        assert!(polled == HB_OK || polled == HB_ERR_NOT_READY);
+        assert_eq!(hb_future_wait(f), HB_OK);
+        hb_future_free(f);
+
+        // A failed future keeps its error until freed.
+        let missing = open_table(conn, "no_such_table");
+        let g = get(b"r");
+        let f = hb_table_get_async(missing, g);
+        hb_get_free(g);
+        assert_eq!(hb_future_wait(f), HB_ERR_TABLE_NOT_FOUND);
+        let e = hb_future_error(f);
+        assert_eq!(hb_error_status(e), HB_ERR_TABLE_NOT_FOUND);
+        assert!(text(hb_error_exception_class(e)).ends_with("TableNotFoundException"));
+        let mut r = null_mut();
+        assert_eq!(hb_future_take_result(f, &mut r), HB_ERR_TABLE_NOT_FOUND);
+        assert!(r.is_null());
+        hb_future_free(f);
+        hb_table_free(missing);
+
+        hb_table_free(table);
+        hb_connection_close(conn);
+    }
+}
+
+#[test]
+fn scans() {
+    unsafe {
+        let conn = connect();
+        let table = open_table(conn, "t");
+        let mut b = null_mut();
+        assert_eq!(hb_batch_new(&mut b), HB_OK);
+        for i in 0..300u32 {
+            // Rows on both sides of the split point "m".
+            let p = put(format!("s{i:04}").as_bytes(), b"x");
+            assert_eq!(hb_batch_add_put(b, p), HB_OK);
+            hb_put_free(p);
+            let p = put(format!("z{i:04}").as_bytes(), b"x");
+            assert_eq!(hb_batch_add_put(b, p), HB_OK);
+            hb_put_free(p);
+        }
+        let mut br = null_mut();
+        assert_eq!(hb_table_batch(table, b, &mut br, null_mut()), HB_OK);
+        hb_batch_result_free(br);
+        hb_batch_free(b);
+
+        let mut s = null_mut();
+        assert_eq!(hb_scan_new(&mut s), HB_OK);
+        assert_eq!(hb_scan_set_start_row(s, b"s".as_ptr().cast(), 1), HB_OK);
+        assert_eq!(hb_scan_set_stop_row(s, b"zz".as_ptr().cast(), 2), HB_OK);
+        assert_eq!(hb_scan_add_family(s, b"f".as_ptr().cast(), 1), HB_OK);
+        assert_eq!(hb_scan_set_caching(s, 7), HB_OK);
+        assert_eq!(hb_scan_set_limit(s, 0), HB_OK);
+        let mut scanner = null_mut();
+        assert_eq!(
+            hb_table_scanner(table, s, null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(hb_table_scanner(table, s, &mut scanner, null_mut()), HB_OK);
+        let mut rows = 0;
+        let mut previous = Vec::new();
+        loop {
+            let mut r = null_mut();
+            assert_eq!(hb_scanner_next(scanner, &mut r, null_mut()), HB_OK);
+            if r.is_null() {
+                break;
+            }
+            let (mut ptr, mut len) = (null(), 0usize);
+            assert_eq!(hb_result_row(r, &mut ptr, &mut len), HB_OK);
+            let row = std::slice::from_raw_parts(ptr, len).to_vec();
+            assert!(row > previous);
+            previous = row;
+            rows += 1;
+            hb_result_free(r);
+        }
+        assert_eq!(rows, 600);
+        assert_eq!(
+            hb_scanner_next(scanner, null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_scanner_free(scanner);
+
+        // A limit, and a scanner freed before its end.
+        assert_eq!(hb_scan_set_limit(s, 10), HB_OK);
+        assert_eq!(hb_table_scanner(table, s, &mut scanner, null_mut()), HB_OK);
+        let mut r = null_mut();
+        assert_eq!(hb_scanner_next(scanner, &mut r, null_mut()), HB_OK);
+        assert!(!r.is_null());
+        hb_result_free(r);
+        hb_scanner_free(scanner);
+        hb_scan_free(s);
+        hb_table_free(table);
+        hb_connection_close(conn);
+    }
+}
+
+#[test]
+fn closed_connection_fails_cleanly() {
+    unsafe {
+        let conn = connect();
+        let table = open_table(conn, "t");
+        hb_connection_close(conn);
+        let p = put(b"closed", b"v");
+        let mut err = null_mut();
+        assert_eq!(hb_table_put(table, p, &mut err), HB_ERR_CLOSED);
+        hb_error_free(err);
+        let f = hb_table_put_async(table, p);
+        assert_eq!(hb_future_wait(f), HB_ERR_CLOSED);
+        hb_future_free(f);
+        hb_put_free(p);
+        hb_table_free(table);
+    }
+}
+
+#[test]
+fn mutator() {
+    unsafe {
+        let conn = connect();
+        let mut m = null_mut();
+        let mut err = null_mut();
+        assert_eq!(
+            hb_mutator_open(null(), c"t".as_ptr(), &mut m, null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_mutator_open(conn, null(), &mut m, null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_mutator_open(conn, c"t".as_ptr(), null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_mutator_open(conn, c"t".as_ptr(), &mut m, &mut err),
+            HB_OK
+        );
+        assert_eq!(
+            hb_mutator_put(m, null(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_mutator_put(null_mut(), null(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_mutator_delete(m, null(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_mutator_delete(null_mut(), null(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_mutator_flush(null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_mutator_close(null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        for i in 0..500u32 {
+            let p = put(format!("mut{i:04}").as_bytes(), b"m");
+            assert_eq!(hb_mutator_put(m, p, null_mut()), HB_OK);
+            hb_put_free(p);
+        }
+        let mut d = null_mut();
+        assert_eq!(hb_delete_new(b"mut0000".as_ptr().cast(), 7, &mut d), HB_OK);
+        assert_eq!(hb_mutator_delete(m, d, null_mut()), HB_OK);
+        hb_delete_free(d);
+        assert_eq!(hb_mutator_flush(m, &mut err), HB_OK);
+        let table = open_table(conn, "t");
+        let g = get(b"mut0499");
+        let mut r = null_mut();
+        assert_eq!(hb_table_get(table, g, &mut r, null_mut()), HB_OK);
+        assert_eq!(value_of(r).as_deref(), Some(&b"m"[..]));
+        hb_result_free(r);
+        hb_get_free(g);
+        // A failing mutation is reported by close (which frees the mutator either way).
+        let mut p = null_mut();
+        assert_eq!(hb_put_new(b"mutbad".as_ptr().cast(), 6, &mut p), HB_OK);
+        assert_eq!(
+            hb_put_add(
+                p,
+                b"nope".as_ptr().cast(),
+                4,
+                null(),
+                0,
+                null(),
+                0,
+                HB_LATEST_TIMESTAMP
+            ),
+            HB_OK
+        );
+        assert_eq!(hb_mutator_put(m, p, null_mut()), HB_OK);
+        hb_put_free(p);
+        let mut err = null_mut();
+        let status = hb_mutator_close(m, &mut err);
+        assert_eq!(status, HB_ERR_NO_SUCH_COLUMN_FAMILY);
+        assert!(text(hb_error_message(err)).contains("1 buffered mutation(s) failed"));
+        hb_error_free(err);
+        hb_table_free(table);
+        hb_connection_close(conn);
+    }
+}

@@ -1,0 +1,44 @@
+//! Header drift test: include/hbclient.h must equal a fresh cbindgen generation, so the checked-in
+//! header always documents the library it ships with.
+
+#[path = "../gen/header.rs"]
+mod header;
+
+#[test]
+fn checked_in_header_is_current() {
+    let fresh = header::generate();
+    let path = header::header_path();
+    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        checked_in == fresh,
+        "{} is out of date: run `cargo run -p hbclient-ffi --example gen_header` and commit it",
+        path.display()
+    );
+}
+
+#[test]
+fn every_export_is_documented() {
+    // Each function and type declared at the top level is preceded by a doc comment.
+    let fresh = header::generate();
+    let lines: Vec<&str> = fresh.lines().collect();
+    let mut functions = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let top_level = !line.starts_with([' ', '#', '*', '/', '}']);
+        let function = top_level && line.contains(" hb_") && line.contains('(');
+        let function = function || (top_level && line.contains(" *hb_") && line.contains('('));
+        let opaque = line.starts_with("typedef struct hb_");
+        if !(function || opaque) {
+            continue;
+        }
+        functions += usize::from(function);
+        let previous = lines[..i].iter().rev().find(|l| !l.trim().is_empty());
+        assert!(
+            previous.is_some_and(|p| p.trim_end().ends_with("*/")),
+            "undocumented declaration in hbclient.h: {line}"
+        );
+    }
+    assert!(
+        functions >= 70,
+        "found only {functions} function declarations"
+    );
+}
