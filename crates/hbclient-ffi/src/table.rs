@@ -11,25 +11,6 @@ use crate::ops::{hb_delete, hb_get, hb_put};
 use crate::result::hb_result;
 use crate::runtime::block_on;
 
-/// Runs one action as a one-item batch.
-///
-/// `AsyncTable::put/get/delete` futures are not `Send` (they hold an entered tracing span across
-/// an await), so they cannot be spawned on the multi-thread runtime; `batch` futures are, and a
-/// one-item batch is the same operation (one `Multi` RPC, same retries and errors).
-async fn single(
-    table: &hbcore::AsyncTable,
-    action: hbcore::Action,
-) -> Result<hbcore::BatchOutcome, hb_error> {
-    let mut outcomes = table.batch(vec![action]).await;
-    match outcomes.pop() {
-        Some(outcome) => Ok(outcome?),
-        None => Err(hb_error::new(
-            hb_status::HB_ERR_PROTOCOL,
-            "a one-item batch returned no outcome",
-        )),
-    }
-}
-
 /// Writes one row (blocking until the server applied it).
 #[no_mangle]
 pub unsafe extern "C" fn hb_table_put(
@@ -123,7 +104,7 @@ pub unsafe extern "C" fn hb_table_put_async(
         let op = args.map(|(table, put)| {
             let (table, put) = (table.table.clone(), put.value());
             async move {
-                single(&table, hbcore::Action::Put(put)).await?;
+                table.put(put).await?;
                 Ok(Outcome::Unit)
             }
         });
@@ -143,12 +124,8 @@ pub unsafe extern "C" fn hb_table_get_async(
         let op = args.map(|(table, get)| {
             let (table, get) = (table.table.clone(), get.value());
             async move {
-                match single(&table, hbcore::Action::Get(get)).await? {
-                    hbcore::BatchOutcome::Row(row) => Ok(Outcome::Row(hb_result { row })),
-                    hbcore::BatchOutcome::Done => Ok(Outcome::Row(hb_result {
-                        row: hbcore::RowResult::default(),
-                    })),
-                }
+                let row = table.get(get).await?;
+                Ok(Outcome::Row(hb_result { row }))
             }
         });
         Some(spawn(Kind::Row, op))
@@ -167,7 +144,7 @@ pub unsafe extern "C" fn hb_table_delete_async(
         let op = args.map(|(table, del)| {
             let (table, del) = (table.table.clone(), del.value());
             async move {
-                single(&table, hbcore::Action::Delete(del)).await?;
+                table.delete(del).await?;
                 Ok(Outcome::Unit)
             }
         });
