@@ -148,6 +148,10 @@ impl Locator {
 
     /// Forgets one region's location (unless it was already replaced by a newer one).
     pub(crate) fn invalidate(&self, loc: &RegionLocation) {
+        if loc.table.is_meta() {
+            *self.meta.write().unwrap_or_else(|e| e.into_inner()) = None;
+            return;
+        }
         let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
         if let Some(regions) = cache.get_mut(&loc.table) {
             if regions
@@ -237,6 +241,17 @@ impl Locator {
         want: Want<'_>,
         deadline: Deadline,
     ) -> Result<Arc<RegionLocation>> {
+        if table.is_meta() {
+            // hbase:meta is one region whose location comes from the registry.
+            let server = self.meta_server(ctx, deadline).await?;
+            return Ok(Arc::new(RegionLocation {
+                table: table.clone(),
+                name: Bytes::from_static(meta::META_REGION_NAME),
+                start: Bytes::new(),
+                end: Bytes::new(),
+                server,
+            }));
+        }
         if let Some(loc) = self.cached_for(table, want) {
             return Ok(loc);
         }

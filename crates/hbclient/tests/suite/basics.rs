@@ -42,3 +42,25 @@ async fn retriable_server_errors_are_retried() {
     let row = table.get(Get::new("r")).await.unwrap();
     assert_eq!(row.value(b"f", b"q").map(|v| &v[..]), Some(&b"v"[..]));
 }
+
+#[tokio::test]
+async fn hbase_meta_is_readable_like_any_table() {
+    use futures::TryStreamExt;
+    let c = TestCluster::start().await;
+    let name = c.table(&["f"], &[b"m"]).await;
+    let meta = c.conn.table("hbase:meta").unwrap();
+    // Meta rows are ordered by the meta comparator, under which "<table>," sorts after the
+    // table's first region row (both HBase 2.6 and mini-hbase): start at "<table>,,".
+    let scan = hbclient::Scan::new()
+        .start(format!("{name},,"))
+        .stop(format!("{name}-"))
+        .family("info");
+    let rows: Vec<_> = meta.scan(scan).try_collect().await.unwrap();
+    assert_eq!(rows.len(), 2, "one meta row per region of {name}");
+    for row in &rows {
+        assert!(row
+            .value(b"info", b"regioninfo")
+            .is_some_and(|v| v.starts_with(b"PBUF")));
+        assert!(row.value(b"info", b"server").is_some());
+    }
+}
