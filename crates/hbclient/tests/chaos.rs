@@ -469,7 +469,7 @@ async fn admin_splits_and_moves_during_large_writes_lose_nothing() {
         .try_collect()
         .await
         .unwrap();
-    let acked = acked.lock().unwrap();
+    let acked = acked.lock().unwrap().clone();
     assert_eq!(
         rows.len(),
         acked.len(),
