@@ -324,6 +324,11 @@ async fn write_loop(
     while let Some(first) = rx.recv().await {
         batch.push(first);
         let mut bytes = batch[0].frame.len();
+        if rx.is_empty() {
+            // Let callers that are runnable right now queue their frames too, so that a burst
+            // leaves in one write instead of one write per frame.
+            tokio::task::yield_now().await;
+        }
         while bytes < MAX_BATCH_BYTES {
             match rx.try_recv() {
                 Ok(more) => {

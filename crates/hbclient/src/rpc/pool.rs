@@ -31,7 +31,8 @@ pub(crate) struct RpcPool {
     config: Config,
     ids: CallIds,
     pub(crate) metrics: Arc<Metrics>,
-    slots: RwLock<HashMap<(String, Service), Arc<Slot>>>,
+    /// By service, then by `host:port` (looked up with a borrowed `&str`: no allocation per call).
+    slots: RwLock<HashMap<Service, HashMap<String, Arc<Slot>>>>,
     /// Set by `close`: no connection is opened any more.
     closed: AtomicBool,
 }
@@ -39,7 +40,7 @@ pub(crate) struct RpcPool {
 impl std::fmt::Debug for RpcPool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RpcPool")
-            .field("servers", &self.slots.read().map(|s| s.len()).unwrap_or(0))
+            .field("services", &self.slots.read().map(|s| s.len()).unwrap_or(0))
             .finish()
     }
 }
@@ -56,18 +57,20 @@ impl RpcPool {
     }
 
     fn slot(&self, addr: &str, service: Service) -> Arc<Slot> {
-        let key = (addr.to_string(), service);
         if let Some(slot) = self
             .slots
             .read()
             .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
+            .get(&service)
+            .and_then(|by_addr| by_addr.get(addr))
         {
             return slot.clone();
         }
         let mut slots = self.slots.write().unwrap_or_else(|e| e.into_inner());
         slots
-            .entry(key)
+            .entry(service)
+            .or_default()
+            .entry(addr.to_string())
             .or_insert_with(|| {
                 Arc::new(Slot {
                     entries: (0..self.config.pool_size.max(1))
@@ -133,11 +136,9 @@ impl RpcPool {
     /// Drops every connection to `addr` (the server is gone); the next call reconnects.
     pub(crate) fn forget_server(&self, addr: &str) {
         let slots = self.slots.read().unwrap_or_else(|e| e.into_inner());
-        for ((a, _), slot) in slots.iter() {
-            if a == addr {
-                for entry in &slot.entries {
-                    entry.live.lock().unwrap_or_else(|e| e.into_inner()).take();
-                }
+        for slot in slots.values().filter_map(|by_addr| by_addr.get(addr)) {
+            for entry in &slot.entries {
+                entry.live.lock().unwrap_or_else(|e| e.into_inner()).take();
             }
         }
     }
