@@ -188,7 +188,12 @@ impl AsyncTable {
                     Err(e) => results[index] = Some(Err(e)),
                 }
             }
-            let sends = groups.into_iter().map(|(server, work)| {
+            let chunks = groups.into_iter().flat_map(|(server, work)| {
+                chunk_work(work, &prepared, &by_index)
+                    .into_iter()
+                    .map(move |chunk| (server.clone(), chunk))
+            });
+            let sends = chunks.map(|(server, work)| {
                 let core = core.clone();
                 let prepared = &prepared;
                 let by_index = &by_index;
@@ -258,6 +263,52 @@ impl AsyncTable {
             .map(|r| r.unwrap_or_else(|| Err(Error::protocol("batch action got no result"))))
             .collect()
     }
+}
+
+/// Most actions in one Multi; bigger batches become several Multis to the same server, sent
+/// concurrently, so no frame grows without bound and no single call outlasts its timeout.
+const MAX_ACTIONS_PER_MULTI: usize = 1000;
+/// Most mutation bytes in one Multi (HBase's `hbase.client.max.perrequest.heapsize`, 4 MiB).
+const MAX_BYTES_PER_MULTI: usize = 4 * 1024 * 1024;
+
+/// Splits one server's work into Multi-sized pieces, keeping each region's actions in order.
+fn chunk_work(
+    work: ServerWork,
+    prepared: &[Prepared],
+    by_index: &HashMap<usize, usize>,
+) -> Vec<ServerWork> {
+    let mut chunks: Vec<ServerWork> = Vec::new();
+    let mut current: ServerWork = Vec::new();
+    let (mut actions, mut bytes) = (0usize, 0usize);
+    for (loc, indexes) in work {
+        let mut part = Vec::new();
+        for index in indexes {
+            let size = prepared[by_index[&index]]
+                .mutation
+                .as_ref()
+                .map_or(64, |m| m.encoded_len());
+            if actions > 0
+                && (actions + 1 > MAX_ACTIONS_PER_MULTI || bytes + size > MAX_BYTES_PER_MULTI)
+            {
+                if !part.is_empty() {
+                    current.push((loc.clone(), std::mem::take(&mut part)));
+                }
+                chunks.push(std::mem::take(&mut current));
+                actions = 0;
+                bytes = 0;
+            }
+            part.push(index);
+            actions += 1;
+            bytes += size;
+        }
+        if !part.is_empty() {
+            current.push((loc, part));
+        }
+    }
+    if !current.is_empty() {
+        chunks.push(current);
+    }
+    chunks
 }
 
 /// Per-action outcomes of one Multi, with the location each action was sent to.

@@ -249,3 +249,27 @@ async fn batches_survive_splits_and_moves() {
         );
     }
 }
+
+#[tokio::test]
+async fn large_batches_are_split_into_bounded_multis() {
+    let c = TestCluster::start().await;
+    let name = c.table(&["f"], &[]).await;
+    let conn = c.connect_with(|b| b).await;
+    let table = conn.table(&name).unwrap();
+    let before = conn.metrics().rpcs_of("Multi");
+    let actions: Vec<Action> = (0..2500)
+        .map(|i| Action::Put(Put::new(format!("r{i:05}")).add("f", "q", "v")))
+        .collect();
+    let results = table.batch(actions).await;
+    assert!(results.iter().all(|r| r.is_ok()));
+    let multis = conn.metrics().rpcs_of("Multi") - before;
+    assert_eq!(
+        multis, 3,
+        "2,500 actions to one server go out as 3 Multis of at most 1,000"
+    );
+    let rows = table
+        .get_many((0..2500).map(|i| Get::new(format!("r{i:05}"))).collect())
+        .await
+        .unwrap();
+    assert!(rows.iter().all(|r| !r.is_empty()));
+}
