@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Side by side, same server, same run: hbclient (async and blocking), HBase's PerformanceEvaluation (sync and
+# async client) and gohbase, each doing randomWrite then randomRead with the same rows, threads and value size,
+# strictly one after another, against a running real HBase. Prints one table (ops/s, p50, p99, client CPU per
+# op, each as a ratio to the baseline, hbclient async). See benches/README.md, section "Peers".
+#
+#   bash benches/peers/compare.sh [options]
+#
+#   --rows N          key space and operations per phase [100000]
+#   --threads N       concurrency of every tool: hbclient tasks or threads, PE threads, gohbase goroutines [4]
+#   --value-size N    [1000]
+#   --zk HOST:PORT    [127.0.0.1:2181]
+#   --table T         the table, re-created and loaded with rows 0..N-1 first [peer_bench]
+#   --presplit N      create the table pre-split into N regions (hbclient-bench's --presplit) [1 region]
+#   --tools LIST      comma list, run in this order, the first is the baseline
+#                     [hbclient-async,hbclient-blocking,pe,pe-async,gohbase]
+#   --warmup S        unmeasured seconds before each hbclient and gohbase phase (PE has no warm-up) [0]
+#   --no-load         use the table as it is (it must hold rows 0..N-1)
+#   --no-settle       skip the flush + major compaction before every read phase
+#   --drop            drop the table at the end
+#   --out DIR         [benches/results/<YYYY-MM-DD>/peers-<HHMMSS>]
+# Env: B (hbclient-bench binary) [target/release/hbclient-bench, built with cargo if missing].
+#
+# Output in DIR: one JSON (+ log) per run, commands.sh (the exact commands, in order), runs.tsv, table.md,
+# summary.json, peers.md (the table with its context: versions, parameters, machine).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+cd "$ROOT"
+
+ROWS=100000 THREADS=4 VSIZE=1000 ZK=127.0.0.1:2181 TABLE=peer_bench PRESPLIT=0 WARMUP=0
+TOOLS=hbclient-async,hbclient-blocking,pe,pe-async,gohbase
+LOAD=1 SETTLE=1 DROP=0 OUT=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rows) ROWS="$2"; shift 2 ;;
+    --threads) THREADS="$2"; shift 2 ;;
+    --value-size) VSIZE="$2"; shift 2 ;;
+    --zk) ZK="$2"; shift 2 ;;
+    --table) TABLE="$2"; shift 2 ;;
+    --presplit) PRESPLIT="$2"; shift 2 ;;
+    --tools) TOOLS="$2"; shift 2 ;;
+    --warmup) WARMUP="$2"; shift 2 ;;
+    --no-load) LOAD=0; shift ;;
+    --no-settle) SETTLE=0; shift ;;
+    --drop) DROP=1; shift ;;
+    --out) OUT="$2"; shift 2 ;;
+    -h|--help) sed -n '2,25p' "$HERE/compare.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "compare.sh: unknown option $1 (--help)" >&2; exit 2 ;;
+  esac
+done
+[ $((ROWS % THREADS)) -eq 0 ] || { echo "compare.sh: --rows must be a multiple of --threads (PE splits rows per thread)" >&2; exit 2; }
+
+log() { echo "compare.sh: $*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+STAMP_DAY="$(date +%F)" STAMP_TIME="$(date +%H%M%S)"
+OUT="${OUT:-benches/results/$STAMP_DAY/peers-$STAMP_TIME}"
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+CMDS="$OUT/commands.sh"
+RUNS="$OUT/runs.tsv"
+: >"$RUNS"
+{
+  echo "#!/usr/bin/env bash"
+  echo "# benches/peers/compare.sh run of $(date -u +%FT%TZ), the exact commands in the order they ran, from the repo root"
+  echo "# invoked as: bash benches/peers/compare.sh $(printf '%q ' --rows "$ROWS" --threads "$THREADS" --value-size "$VSIZE" --zk "$ZK" --table "$TABLE" --presplit "$PRESPLIT" --tools "$TOOLS" --warmup "$WARMUP")$([ "$DROP" = 1 ] && echo --drop)"
+} >"$CMDS"
+
+# ------------------------------------------------------------------------------------------- prerequisites
+host="${ZK%:*}" port="${ZK##*:}"
+(exec 3<>"/dev/tcp/$host/$port") 2>/dev/null || die "no ZooKeeper at $ZK (start HBase: bash scripts/hbase/hbase.sh start)"
+
+B="${B:-$ROOT/target/release/hbclient-bench}"
+if [ ! -x "$B" ]; then
+  log "building hbclient-bench (release) ..."
+  cargo build --release -p hbclient-bench >&2
+fi
+GOB="$HERE/gohbase/gohbase-bench"
+if [[ ",$TOOLS," == *,gohbase,* ]]; then
+  log "building gohbase-bench ..."
+  (cd "$HERE/gohbase" && go build -o gohbase-bench .) >&2 || die "go build failed"
+fi
+bash "$HERE/pe.sh" fetch >/dev/null   # the PE classpath also serves the settle (flush/compact) helper
+
+# run LABEL WORKLOAD JSON -- CMD...: record the command, run it (output to JSON%.json.log and the terminal)
+run() {
+  local label="$1" wl="$2" json="$3"; shift 4
+  { printf '%q ' "$@" | sed "s#$ROOT/##g"; echo; } >>"$CMDS"
+  log "[$label] $wl"
+  set +e
+  "$@" 2>&1 | tee "${json%.json}.out" | grep -v -E '^time=|^hbclient-bench: wrote|-latency-(over-time|distribution)\.svg$'
+  local rc=${PIPESTATUS[0]}
+  set -e
+  [ "$rc" = 0 ] || log "[$label] $wl FAILED with status $rc (see ${json%.json}.out)"
+  printf '%s\t%s\t%s\n' "$label" "$wl" "$json" >>"$RUNS"
+}
+settle() {
+  [ "$SETTLE" = 1 ] || return 0
+  { printf '%q ' bash benches/peers/pe.sh settle "$TABLE" --zk "$ZK"; echo; } >>"$CMDS"
+  bash "$HERE/pe.sh" settle "$TABLE" --zk "$ZK" >&2
+}
+# hbclient-bench names its own files; move the JSON to a fixed name
+hb() {
+  local label="$1" mode="$2" wl="$3" dir="$OUT/$1-$3"
+  shift 3
+  mkdir -p "$dir"
+  local args=(run "$wl" --mode "$mode" --target "zk:$ZK" --table "$TABLE" --rows "$ROWS" --concurrency "$THREADS"
+    --value-size "$VSIZE" --warmup "$WARMUP" --no-progress --output "$dir")
+  [ "$wl" != randomRead ] || args+=(--skip-load --compare-raw false)
+  run "$label" "$wl" "$OUT/$label-$wl.json" -- "$B" "${args[@]}"
+  local j; j="$(ls -t "$dir"/*.json 2>/dev/null | head -1 || true)"
+  [ -z "$j" ] || cp "$j" "$OUT/$label-$wl.json"
+}
+
+# ------------------------------------------------------------------------------------------- load
+if [ "$LOAD" = 1 ]; then
+  mkdir -p "$OUT/load"
+  largs=(run sequentialWrite --mode buffered --target "zk:$ZK" --table "$TABLE" --rows "$ROWS" --concurrency 8
+    --value-size "$VSIZE" --warmup 0 --recreate --no-progress --output "$OUT/load")
+  [ "$PRESPLIT" -le 1 ] || largs+=(--presplit "$PRESPLIT")
+  run load sequentialWrite "$OUT/load.json" -- "$B" "${largs[@]}"
+  sed -i '$d' "$RUNS"   # the load is not part of the table
+fi
+
+# ------------------------------------------------------------------------------------------- the runs
+IFS=, read -r -a tool_list <<<"$TOOLS"
+for t in "${tool_list[@]}"; do
+  for wl in randomWrite randomRead; do
+    [ "$wl" != randomRead ] || settle
+    case "$t" in
+      hbclient-async) hb "$t" async "$wl" ;;
+      hbclient-blocking) hb "$t" blocking "$wl" ;;
+      pe|pe-async)
+        pwl="$wl"; [ "$t" = pe ] || pwl="async${wl^}"
+        run "$t" "$wl" "$OUT/$t-$wl.json" -- bash benches/peers/pe.sh run "$pwl" --zk "$ZK" --table "$TABLE" \
+          --rows "$ROWS" --threads "$THREADS" --value-size "$VSIZE" --output "$OUT/$t-$wl.json" ;;
+      gohbase)
+        run "$t" "$wl" "$OUT/$t-$wl.json" -- "$GOB" -zk "$ZK" -table "$TABLE" -workload "$wl" -rows "$ROWS" \
+          -clients "$THREADS" -value-size "$VSIZE" -warmup "$WARMUP" -output "$OUT/$t-$wl.json" ;;
+      *) die "unknown tool $t (hbclient-async, hbclient-blocking, pe, pe-async, gohbase)" ;;
+    esac
+  done
+done
+
+if [ "$DROP" = 1 ]; then
+  { printf '%q ' bash benches/peers/pe.sh drop "$TABLE" --zk "$ZK"; echo; } >>"$CMDS"
+  bash "$HERE/pe.sh" drop "$TABLE" --zk "$ZK" >&2
+fi
+
+# ------------------------------------------------------------------------------------------- the table
+table="$(python3 "$HERE/compare_table.py" "$OUT")"
+hv="$(bash scripts/hbase/hbase.sh status 2>/dev/null | sed -n 's/^hbase_version=//p' || true)"
+pev="$(grep PE_MAPREDUCE_VERSION "$HERE/.work/pe-"*/versions.env 2>/dev/null | head -1 | cut -d= -f2 || true)"
+gov="$(sed -n 's/^require github.com\/tsuna\/gohbase \(.*\)$/\1/p' "$HERE/gohbase/go.mod")"
+{
+  echo "# Peers: hbclient vs PerformanceEvaluation vs gohbase"
+  echo
+  echo "$(date -u +%FT%TZ), \`bash benches/peers/compare.sh --rows $ROWS --threads $THREADS --value-size $VSIZE --presplit $PRESPLIT --warmup $WARMUP --tools $TOOLS\`"
+  echo
+  echo "- server: Apache HBase ${hv:-?} standalone (scripts/hbase/hbase.sh), ZooKeeper $ZK, table \`$TABLE\` (presplit $PRESPLIT), loaded with rows 0..$((ROWS - 1)) first"
+  echo "- every phase: $ROWS operations on uniformly random PE keys (26 digits), family info0, qualifier 0, $VSIZE-byte values, $THREADS concurrent callers sharing one connection; warm-up ${WARMUP}s (hbclient, gohbase), none for PE"
+  echo "- before each randomRead: $([ "$SETTLE" = 1 ] && echo 'flush + major compaction (one HFile per region, cold block cache)' || echo 'nothing')"
+  echo "- hbclient: hbclient-bench $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates benches/src 2>/dev/null || echo '+dirty'), release build; async = $THREADS tokio tasks, blocking = $THREADS OS threads"
+  echo "- PE: org.apache.hadoop.hbase.PerformanceEvaluation from hbase-mapreduce ${pev:-?} (tests jar), hbase client jars ${hv:-?}; \`--nomapred --oneCon=true --autoFlush=true --latency\`, $THREADS threads; pe = Table API, pe-async = AsyncTable (asyncRandomWrite/asyncRandomRead, one op in flight per thread)"
+  echo "- gohbase: github.com/tsuna/gohbase ${gov:-?}, $THREADS goroutines on one client, RpcQueueSize(1) (no client-side batching)"
+  echo "- machine: $(nproc) cores, load average at end $(cut -d' ' -f1-3 /proc/loadavg); the server runs on the same machine"
+  echo "- client CPU: the client process's user+sys CPU over the measured phase (getrusage for hbclient and gohbase; the JVM's /proc/<pid>/stat for PE) ÷ operations"
+  echo "- × base: ratio to $(echo "$TOOLS" | cut -d, -f1) for the same workload (ops/s: higher is better; latency and CPU: lower is better)"
+  echo "- PE's p50/p99 are its per-thread percentiles averaged (PE prints no pooled percentile); its ops/s is total rows ÷ wall time of the timed phase"
+  echo
+  echo "$table"
+  echo
+  echo "Files: one JSON (+ .out, PE also .log) per run here; the exact commands in commands.sh."
+} >"$OUT/peers.md"
+echo
+echo "$table"
+echo
+log "results in $OUT (peers.md, commands.sh, *.json)"

@@ -1,0 +1,339 @@
+// gohbase-bench: PE-style randomWrite / randomRead against a real HBase through gohbase
+// (github.com/tsuna/gohbase), the Go peer of hbclient-bench (benches/README.md, section "Peers").
+//
+// Same shape as PerformanceEvaluation and hbclient-bench: 26-digit zero-padded decimal row keys, family
+// info0, qualifier "0", one value of -value-size random bytes per row. -clients goroutines share ONE
+// gohbase client; each has one operation in flight. Client-side batching is off (gohbase.RpcQueueSize(1):
+// every Get/Put is sent at once as its own RPC instead of waiting up to 20 ms to fill a Multi), so the
+// latencies are per request.
+//
+// -rows is the key space AND the number of measured operations (as hbclient-bench without --duration),
+// spread evenly over the goroutines. Latencies go into one sorted slice (exact percentiles). CPU is
+// getrusage(RUSAGE_SELF) over the measured phase only. The JSON result has the same key fields as
+// hbclient-bench's (result.ops_per_sec, result.latency.p50_us/p99_us, cpu.process_cpu_us_per_op).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tsuna/gohbase"
+	"github.com/tsuna/gohbase/hrpc"
+)
+
+type latency struct {
+	Count    int     `json:"count"`
+	MeanUs   float64 `json:"mean_us"`
+	StddevUs float64 `json:"stddev_us"`
+	MinUs    int64   `json:"min_us"`
+	P50Us    int64   `json:"p50_us"`
+	P90Us    int64   `json:"p90_us"`
+	P99Us    int64   `json:"p99_us"`
+	P999Us   int64   `json:"p999_us"`
+	MaxUs    int64   `json:"max_us"`
+}
+
+type phase struct {
+	Ops        int     `json:"ops"`
+	Errors     int     `json:"errors"`
+	FirstError *string `json:"first_error"`
+	Rows       int     `json:"rows"`
+	Misses     int     `json:"misses"`
+	ElapsedS   float64 `json:"elapsed_s"`
+	OpsPerSec  float64 `json:"ops_per_sec"`
+	RowsPerSec float64 `json:"rows_per_sec"`
+	Latency    latency `json:"latency"`
+}
+
+type cpu struct {
+	UserS   float64 `json:"process_user_s"`
+	SysS    float64 `json:"process_sys_s"`
+	UsPerOp float64 `json:"process_cpu_us_per_op"`
+	Note    string  `json:"note"`
+}
+
+func main() {
+	zk := flag.String("zk", "127.0.0.1:2181", "ZooKeeper quorum (hbase.zookeeper.quorum)")
+	table := flag.String("table", "TestTable", "table")
+	family := flag.String("family", "info0", "column family")
+	workload := flag.String("workload", "randomWrite", "randomWrite | randomRead")
+	rows := flag.Int("rows", 100000, "key space, and number of measured operations")
+	clients := flag.Int("clients", 1, "goroutines sharing one client, one operation in flight each")
+	valueSize := flag.Int("value-size", 1000, "bytes per value")
+	warmup := flag.Float64("warmup", 0, "unmeasured seconds of the same workload before the measured phase")
+	seed := flag.Int64("seed", 42, "random seed (keys and values)")
+	create := flag.Bool("create", false, "create the table (family -family) if it does not exist")
+	queue := flag.Int("rpc-queue-size", 1, "gohbase.RpcQueueSize: 1 = no client-side batching (per-request latency)")
+	output := flag.String("output", "", "write the JSON result to this file (else only stdout)")
+	timeout := flag.Duration("op-timeout", 30*time.Second, "per-operation context timeout")
+	flag.Parse()
+
+	if *workload != "randomWrite" && *workload != "randomRead" {
+		fatal("unknown -workload %q (randomWrite | randomRead)", *workload)
+	}
+	if *rows <= 0 || *clients <= 0 {
+		fatal("-rows and -clients must be positive")
+	}
+	started := time.Now()
+
+	if *create {
+		if err := createTable(*zk, *table, *family); err != nil {
+			fatal("create table: %v", err)
+		}
+	}
+
+	client := gohbase.NewClient(*zk, gohbase.RpcQueueSize(*queue))
+	defer client.Close()
+
+	val := make([]byte, *valueSize)
+	rand.New(rand.NewSource(*seed)).Read(val)
+	fam := map[string][]string{*family: {"0"}}
+
+	// One operation: returns (miss, error).
+	op := func(r *rand.Rand, v []byte) (bool, error) {
+		key := fmt.Sprintf("%026d", r.Intn(*rows))
+		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+		defer cancel()
+		if *workload == "randomWrite" {
+			r.Read(v[:min(8, len(v))]) // vary the value a little, as PE writes random values
+			p, err := hrpc.NewPutStr(ctx, *table, key, map[string]map[string][]byte{*family: {"0": v}})
+			if err != nil {
+				return false, err
+			}
+			_, err = client.Put(p)
+			return false, err
+		}
+		g, err := hrpc.NewGetStr(ctx, *table, key, hrpc.Families(fam))
+		if err != nil {
+			return false, err
+		}
+		res, err := client.Get(g)
+		if err != nil {
+			return false, err
+		}
+		return len(res.Cells) == 0, nil
+	}
+
+	// Warm-up: the same workers for -warmup seconds, not measured (also does the region lookup).
+	if *warmup > 0 {
+		deadline := time.Now().Add(time.Duration(*warmup * float64(time.Second)))
+		var wg sync.WaitGroup
+		for w := 0; w < *clients; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				r := rand.New(rand.NewSource(*seed + 1000003*int64(w+1)))
+				v := append([]byte(nil), val...)
+				for time.Now().Before(deadline) {
+					_, _ = op(r, v)
+				}
+			}(w)
+		}
+		wg.Wait()
+	}
+
+	type workerOut struct {
+		lat          []int64 // ns
+		errs, misses int
+		firstErr     error
+	}
+	outs := make([]workerOut, *clients)
+	runtime.GC()
+	ru0 := rusage()
+	t0 := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < *clients; w++ {
+		n := *rows / *clients
+		if w < *rows%*clients {
+			n++
+		}
+		wg.Add(1)
+		go func(w, n int) {
+			defer wg.Done()
+			r := rand.New(rand.NewSource(*seed + 7919*int64(w+1)))
+			v := append([]byte(nil), val...)
+			o := &outs[w]
+			o.lat = make([]int64, 0, n)
+			for i := 0; i < n; i++ {
+				s := time.Now()
+				miss, err := op(r, v)
+				d := time.Since(s)
+				if err != nil {
+					o.errs++
+					if o.firstErr == nil {
+						o.firstErr = err
+					}
+					continue
+				}
+				if miss {
+					o.misses++
+				}
+				o.lat = append(o.lat, d.Nanoseconds())
+			}
+		}(w, n)
+	}
+	wg.Wait()
+	elapsed := time.Since(t0).Seconds()
+	ru1 := rusage()
+
+	var all []int64
+	ph := phase{ElapsedS: elapsed}
+	for _, o := range outs {
+		all = append(all, o.lat...)
+		ph.Errors += o.errs
+		ph.Misses += o.misses
+		if o.firstErr != nil && ph.FirstError == nil {
+			s := o.firstErr.Error()
+			ph.FirstError = &s
+		}
+	}
+	ph.Ops = len(all)
+	ph.Rows = ph.Ops
+	ph.OpsPerSec = round2(float64(ph.Ops) / elapsed)
+	ph.RowsPerSec = ph.OpsPerSec
+	ph.Latency = summarize(all)
+
+	user := tv(ru1.Utime) - tv(ru0.Utime)
+	sys := tv(ru1.Stime) - tv(ru0.Stime)
+	c := cpu{UserS: round3(user), SysS: round3(sys), Note: "getrusage(RUSAGE_SELF) over the measured phase: the client alone (the server is another process)"}
+	if ph.Ops > 0 {
+		c.UsPerOp = round2((user + sys) * 1e6 / float64(ph.Ops))
+	}
+
+	host, _ := os.Hostname()
+	gv := gohbaseVersion()
+	out := map[string]any{
+		"tool":           "gohbase-bench",
+		"tool_version":   "gohbase " + gv,
+		"command_line":   os.Args,
+		"started_unix_s": started.Unix(),
+		"machine": map[string]any{
+			"nproc": runtime.NumCPU(), "hostname": host, "os": runtime.GOOS, "arch": runtime.GOARCH,
+			"go_version": runtime.Version(), "gomaxprocs": runtime.GOMAXPROCS(0), "loadavg_at_start": loadavg(),
+		},
+		"target": map[string]any{"kind": "zk", "address": *zk},
+		"params": map[string]any{
+			"workload": *workload, "mode": "goroutines", "concurrency": *clients, "rows": *rows,
+			"value_size": *valueSize, "columns": 1, "table": *table, "family": *family, "warmup_s": *warmup,
+			"seed": *seed, "rpc_queue_size": *queue,
+		},
+		"result":       ph,
+		"cpu":          c,
+		"peak_rss_kib": ru1.Maxrss,
+		"summary": map[string]any{
+			"ops_per_sec": ph.OpsPerSec, "p50_us": ph.Latency.P50Us, "p99_us": ph.Latency.P99Us,
+			"mean_us": ph.Latency.MeanUs, "client_cpu_us_per_op": c.UsPerOp,
+		},
+	}
+	js, _ := json.MarshalIndent(out, "", "  ")
+	fmt.Printf("%s %s clients=%d: %d ops (%d errors, %d misses) in %.2f s = %.1f ops/s\n",
+		"gohbase", *workload, *clients, ph.Ops, ph.Errors, ph.Misses, elapsed, ph.OpsPerSec)
+	fmt.Printf("  latency us: mean %.1f p50 %d p90 %d p99 %d p99.9 %d max %d\n", ph.Latency.MeanUs,
+		ph.Latency.P50Us, ph.Latency.P90Us, ph.Latency.P99Us, ph.Latency.P999Us, ph.Latency.MaxUs)
+	fmt.Printf("  process CPU: %.2f us/op (user %.3f s, sys %.3f s); peak RSS %d KiB\n", c.UsPerOp, user, sys, ru1.Maxrss)
+	if ph.FirstError != nil {
+		fmt.Printf("  first error: %s\n", *ph.FirstError)
+	}
+	if *output != "" {
+		if err := os.WriteFile(*output, append(js, '\n'), 0o644); err != nil {
+			fatal("write %s: %v", *output, err)
+		}
+		fmt.Printf("  wrote %s\n", *output)
+	} else {
+		fmt.Println(string(js))
+	}
+	if ph.Ops == 0 {
+		os.Exit(1)
+	}
+}
+
+func createTable(zk, table, family string) error {
+	ac := gohbase.NewAdminClient(zk)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ct := hrpc.NewCreateTable(ctx, []byte(table), map[string]map[string]string{family: {}})
+	err := ac.CreateTable(ct)
+	if err != nil && strings.Contains(err.Error(), "TableExistsException") {
+		return nil
+	}
+	return err
+}
+
+// summarize: exact percentiles from the sorted samples, HdrHistogram's convention
+// (the smallest value with at least p% of the samples at or below it).
+func summarize(ns []int64) latency {
+	if len(ns) == 0 {
+		return latency{}
+	}
+	sort.Slice(ns, func(i, j int) bool { return ns[i] < ns[j] })
+	us := func(v int64) int64 { return (v + 500) / 1000 }
+	pct := func(p float64) int64 {
+		i := int(math.Ceil(p/100*float64(len(ns)))) - 1
+		if i < 0 {
+			i = 0
+		}
+		return us(ns[i])
+	}
+	var sum float64
+	for _, v := range ns {
+		sum += float64(v)
+	}
+	mean := sum / float64(len(ns))
+	var sq float64
+	for _, v := range ns {
+		d := float64(v) - mean
+		sq += d * d
+	}
+	return latency{
+		Count: len(ns), MeanUs: round2(mean / 1000), StddevUs: round2(math.Sqrt(sq/float64(len(ns))) / 1000),
+		MinUs: us(ns[0]), P50Us: pct(50), P90Us: pct(90), P99Us: pct(99), P999Us: pct(99.9), MaxUs: us(ns[len(ns)-1]),
+	}
+}
+
+func rusage() syscall.Rusage {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		fatal("getrusage: %v", err)
+	}
+	return ru
+}
+
+func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+func round2(f float64) float64     { return math.Round(f*100) / 100 }
+func round3(f float64) float64     { return math.Round(f*1000) / 1000 }
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func gohbaseVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/tsuna/gohbase" {
+				return d.Version
+			}
+		}
+	}
+	return "unknown"
+}
+
+func fatal(f string, a ...any) {
+	fmt.Fprintf(os.Stderr, "gohbase-bench: "+f+"\n", a...)
+	os.Exit(2)
+}
