@@ -182,13 +182,13 @@ impl Admin {
             nonce_group: Some(self.core.nonce_group),
             nonce: Some(self.core.new_nonce()),
         };
-        let response: pb::DeleteTableResponse = self
-            .core
-            .master_call_retrying("DeleteTable", &request)
-            .await?;
-        self.wait_procedure(response.proc_id).await?;
-        self.core.locator.invalidate_table(&name);
-        Ok(())
+        self.table_procedure(
+            &name,
+            "DeleteTable",
+            &request,
+            |r: &pb::DeleteTableResponse| r.proc_id,
+        )
+        .await
     }
 
     /// Disables a table: its regions go offline; reads and writes fail with TableNotEnabled.
@@ -199,13 +199,13 @@ impl Admin {
             nonce_group: Some(self.core.nonce_group),
             nonce: Some(self.core.new_nonce()),
         };
-        let response: pb::DisableTableResponse = self
-            .core
-            .master_call_retrying("DisableTable", &request)
-            .await?;
-        self.wait_procedure(response.proc_id).await?;
-        self.core.locator.invalidate_table(&name);
-        Ok(())
+        self.table_procedure(
+            &name,
+            "DisableTable",
+            &request,
+            |r: &pb::DisableTableResponse| r.proc_id,
+        )
+        .await
     }
 
     /// Enables a disabled table.
@@ -216,13 +216,29 @@ impl Admin {
             nonce_group: Some(self.core.nonce_group),
             nonce: Some(self.core.new_nonce()),
         };
-        let response: pb::EnableTableResponse = self
-            .core
-            .master_call_retrying("EnableTable", &request)
-            .await?;
-        self.wait_procedure(response.proc_id).await?;
-        self.core.locator.invalidate_table(&name);
+        self.table_procedure(
+            &name,
+            "EnableTable",
+            &request,
+            |r: &pb::EnableTableResponse| r.proc_id,
+        )
+        .await?;
         self.wait_table_available(&name).await
+    }
+
+    /// Runs a procedure that changes a table's state, waits for it, and drops the table's cached
+    /// locations (its regions closed or moved).
+    async fn table_procedure<R: prost::Message + Default>(
+        &self,
+        name: &TableName,
+        method: &'static str,
+        request: &impl prost::Message,
+        proc_id: impl Fn(&R) -> Option<u64>,
+    ) -> Result<()> {
+        let response: R = self.core.master_call_retrying(method, request).await?;
+        self.wait_procedure(proc_id(&response)).await?;
+        self.core.locator.invalidate_table(name);
+        Ok(())
     }
 
     /// Whether the table exists.

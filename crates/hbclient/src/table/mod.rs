@@ -2,6 +2,7 @@
 
 mod batch;
 pub(crate) mod check;
+mod columns;
 pub(crate) mod filter;
 pub(crate) mod ops;
 mod result;

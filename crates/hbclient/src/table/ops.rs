@@ -11,6 +11,7 @@ use hbclient_proto::pb;
 use hbclient_proto::pb::mutation_proto::{Durability as PbDurability, MutationType};
 
 use crate::error::{Error, Result};
+use crate::table::columns::Columns;
 use crate::table::filter::Filter;
 
 /// How a write is made durable (`Durability`).
@@ -45,7 +46,7 @@ impl Durability {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Get {
     pub(crate) row: Bytes,
-    pub(crate) columns: Vec<(Bytes, Vec<Bytes>)>,
+    pub(crate) columns: Columns,
     pub(crate) max_versions: u32,
     pub(crate) time_range: Option<(u64, u64)>,
     pub(crate) filter: Option<Filter>,
@@ -57,7 +58,7 @@ impl Get {
     pub fn new(row: impl Into<Bytes>) -> Get {
         Get {
             row: row.into(),
-            columns: Vec::new(),
+            columns: Columns::default(),
             max_versions: 1,
             time_range: None,
             filter: None,
@@ -67,19 +68,13 @@ impl Get {
 
     /// Reads the whole family (replacing columns of it selected before).
     pub fn family(mut self, family: impl Into<Bytes>) -> Get {
-        let family = family.into();
-        self.columns.retain(|(f, _)| *f != family);
-        self.columns.push((family, Vec::new()));
+        self.columns.add_family(family.into());
         self
     }
 
     /// Reads one column (adds to the columns already selected in its family).
     pub fn column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Get {
-        let (family, qualifier) = (family.into(), qualifier.into());
-        match self.columns.iter_mut().find(|(f, _)| *f == family) {
-            Some((_, qualifiers)) => qualifiers.push(qualifier),
-            None => self.columns.push((family, vec![qualifier])),
-        }
+        self.columns.add_column(family.into(), qualifier.into());
         self
     }
 
@@ -113,14 +108,7 @@ impl Get {
     pub(crate) fn to_pb(&self) -> pb::Get {
         pb::Get {
             row: self.row.clone(),
-            column: self
-                .columns
-                .iter()
-                .map(|(family, qualifier)| pb::Column {
-                    family: family.clone(),
-                    qualifier: qualifier.clone(),
-                })
-                .collect(),
+            column: self.columns.to_pb(),
             filter: self.filter.as_ref().map(Filter::to_pb),
             time_range: self.time_range.map(|(from, to)| pb::TimeRange {
                 from: Some(from),

@@ -23,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::locate::{RegionLocation, Want};
 use crate::retry::{pause_time, Deadline};
 use crate::rpc::Service;
+use crate::table::columns::Columns;
 use crate::table::filter::Filter;
 use crate::table::{AsyncTable, RowResult};
 
@@ -33,7 +34,7 @@ pub struct Scan {
     include_start: bool,
     stop: Bytes,
     include_stop: bool,
-    columns: Vec<(Bytes, Vec<Bytes>)>,
+    columns: Columns,
     max_versions: u32,
     time_range: Option<(u64, u64)>,
     caching: Option<u32>,
@@ -71,7 +72,7 @@ impl Scan {
             include_start: true,
             stop: Bytes::new(),
             include_stop: false,
-            columns: Vec::new(),
+            columns: Columns::default(),
             max_versions: 1,
             time_range: None,
             caching: None,
@@ -132,19 +133,13 @@ impl Scan {
 
     /// Reads the whole family.
     pub fn family(mut self, family: impl Into<Bytes>) -> Scan {
-        let family = family.into();
-        self.columns.retain(|(f, _)| *f != family);
-        self.columns.push((family, Vec::new()));
+        self.columns.add_family(family.into());
         self
     }
 
     /// Reads one column.
     pub fn column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Scan {
-        let (family, qualifier) = (family.into(), qualifier.into());
-        match self.columns.iter_mut().find(|(f, _)| *f == family) {
-            Some((_, qualifiers)) => qualifiers.push(qualifier),
-            None => self.columns.push((family, vec![qualifier])),
-        }
+        self.columns.add_column(family.into(), qualifier.into());
         self
     }
 
@@ -204,14 +199,7 @@ impl Scan {
 
     fn to_pb(&self, start: &Bytes, include_start: bool, core: &Core) -> pb::Scan {
         pb::Scan {
-            column: self
-                .columns
-                .iter()
-                .map(|(family, qualifier)| pb::Column {
-                    family: family.clone(),
-                    qualifier: qualifier.clone(),
-                })
-                .collect(),
+            column: self.columns.to_pb(),
             start_row: (!start.is_empty()).then(|| start.clone()),
             stop_row: (!self.stop.is_empty()).then(|| self.stop.clone()),
             include_start_row: Some(include_start),
@@ -508,6 +496,47 @@ pub struct Scanner {
     fetch: Option<Fetch>,
     buffer: VecDeque<RowResult>,
     finished: bool,
+    /// Renews the server-side scanner's lease while the consumer is not asking for rows.
+    keepalive: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for Scanner {
+    fn drop(&mut self) {
+        if let Some(keepalive) = self.keepalive.take() {
+            keepalive.abort();
+        }
+    }
+}
+
+impl Scanner {
+    /// While the caller holds rows and does not poll, keeps the open server-side scanner alive
+    /// with `renew` calls every half lease (`hbase.client.scanner.timeout.period`), as HBase's
+    /// client does for a suspended scan. Stops at the next fetch or when the stream is dropped.
+    fn start_keepalive(&mut self) {
+        let Some(state) = self.state.as_ref() else {
+            return;
+        };
+        let (Some(open), Ok(handle)) = (state.open.as_ref(), tokio::runtime::Handle::try_current()) else {
+            return;
+        };
+        let (core, server, id) = (state.core.clone(), open.loc.server.clone(), open.id);
+        let period = core.config.scanner_timeout / 2;
+        self.keepalive = Some(handle.spawn(async move {
+            loop {
+                tokio::time::sleep(period).await;
+                let request = pb::ScanRequest {
+                    scanner_id: Some(id),
+                    renew: Some(true),
+                    number_of_rows: Some(0),
+                    ..Default::default()
+                };
+                let timeout = core.config.rpc_timeout.min(period);
+                if core.pool.call(&server, Service::Client, "Scan", &request, &[], timeout).await.is_err() {
+                    return;
+                }
+            }
+        }));
+    }
 }
 
 impl std::fmt::Debug for Scanner {
@@ -531,6 +560,9 @@ impl Stream for Scanner {
                 return Poll::Ready(None);
             }
             if self.fetch.is_none() {
+                if let Some(keepalive) = self.keepalive.take() {
+                    keepalive.abort();
+                }
                 let mut state = self.state.take().expect("state is home when no fetch runs");
                 if state.done {
                     self.state = Some(state);
@@ -551,7 +583,12 @@ impl Stream for Scanner {
             self.fetch = None;
             self.state = Some(state);
             match result {
-                Ok(rows) => self.buffer.extend(rows),
+                Ok(rows) => {
+                    if !rows.is_empty() {
+                        self.start_keepalive();
+                    }
+                    self.buffer.extend(rows);
+                }
                 Err(e) => {
                     self.finished = true;
                     return Poll::Ready(Some(Err(e)));
@@ -584,6 +621,7 @@ impl AsyncTable {
             fetch: None,
             buffer: VecDeque::new(),
             finished: false,
+            keepalive: None,
         }
     }
 }

@@ -502,3 +502,35 @@ async fn scanner_lease_expiry_reopens() {
         "the expired scanner was reopened"
     );
 }
+
+#[tokio::test]
+async fn paused_scans_keep_their_lease_alive() {
+    let c = TestCluster::start_with(mini_hbase::ClusterConfig {
+        scanner_lease: Duration::from_millis(300),
+        ..Default::default()
+    })
+    .await;
+    let Some(_mini) = c.mini("paused_scans_keep_their_lease_alive") else {
+        return;
+    };
+    let t = seeded(&c, SPLITS).await;
+    // The client knows the lease (hbase.client.scanner.timeout.period) and renews at half of it.
+    let conn = c
+        .connect_with(|b| b.set("hbase.client.scanner.timeout.period", "300").unwrap())
+        .await;
+    let table = conn.table(t.name().to_string().as_str()).unwrap();
+    let mut scanner = table.scan(Scan::new().caching(50));
+    let first = scanner.next().await.unwrap().unwrap();
+    // Hold the rows far longer than the lease without asking for more.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let mut seen = vec![String::from_utf8_lossy(first.row()).into_owned()];
+    while let Some(row) = scanner.next().await {
+        seen.push(String::from_utf8_lossy(row.unwrap().row()).into_owned());
+    }
+    assert_eq!(seen, range(0, 100));
+    assert_eq!(
+        conn.metrics().retries,
+        0,
+        "the lease was renewed, no scanner had to be reopened"
+    );
+}
