@@ -265,11 +265,13 @@ impl AsyncTable {
     }
 }
 
-/// Most actions in one Multi; bigger batches become several Multis to the same server, sent
-/// concurrently, so no frame grows without bound and no single call outlasts its timeout.
-const MAX_ACTIONS_PER_MULTI: usize = 1000;
-/// Most mutation bytes in one Multi (HBase's `hbase.client.max.perrequest.heapsize`, 4 MiB).
-const MAX_BYTES_PER_MULTI: usize = 4 * 1024 * 1024;
+/// Most actions in one Multi (HBase's `hbase.client.max.perrequest.rows`, 2048); bigger batches
+/// become several Multis to the same server, sent concurrently, so no frame grows without bound
+/// and no single call outlasts its timeout.
+const MAX_ACTIONS_PER_MULTI: usize = 2048;
+/// Most mutation bytes in one Multi. Above a default write buffer (2 MiB) with room to spare, so
+/// a BufferedMutator flush still goes out as one Multi per server.
+const MAX_BYTES_PER_MULTI: usize = 16 * 1024 * 1024;
 
 /// Splits one server's work into Multi-sized pieces, keeping each region's actions in order.
 fn chunk_work(

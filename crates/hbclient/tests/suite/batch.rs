@@ -257,7 +257,7 @@ async fn large_batches_are_split_into_bounded_multis() {
     let conn = c.connect_with(|b| b).await;
     let table = conn.table(&name).unwrap();
     let before = conn.metrics().rpcs_of("Multi");
-    let actions: Vec<Action> = (0..2500)
+    let actions: Vec<Action> = (0..5000)
         .map(|i| Action::Put(Put::new(format!("r{i:05}")).add("f", "q", "v")))
         .collect();
     let results = table.batch(actions).await;
@@ -265,10 +265,10 @@ async fn large_batches_are_split_into_bounded_multis() {
     let multis = conn.metrics().rpcs_of("Multi") - before;
     assert_eq!(
         multis, 3,
-        "2,500 actions to one server go out as 3 Multis of at most 1,000"
+        "5,000 actions to one server go out as 3 Multis of at most 2,048"
     );
     let rows = table
-        .get_many((0..2500).map(|i| Get::new(format!("r{i:05}"))).collect())
+        .get_many((0..5000).map(|i| Get::new(format!("r{i:05}"))).collect())
         .await
         .unwrap();
     assert!(rows.iter().all(|r| !r.is_empty()));
