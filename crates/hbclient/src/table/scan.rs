@@ -516,7 +516,8 @@ impl Scanner {
         let Some(state) = self.state.as_ref() else {
             return;
         };
-        let (Some(open), Ok(handle)) = (state.open.as_ref(), tokio::runtime::Handle::try_current()) else {
+        let (Some(open), Ok(handle)) = (state.open.as_ref(), tokio::runtime::Handle::try_current())
+        else {
             return;
         };
         let (core, server, id) = (state.core.clone(), open.loc.server.clone(), open.id);
@@ -531,7 +532,12 @@ impl Scanner {
                     ..Default::default()
                 };
                 let timeout = core.config.rpc_timeout.min(period);
-                if core.pool.call(&server, Service::Client, "Scan", &request, &[], timeout).await.is_err() {
+                if core
+                    .pool
+                    .call(&server, Service::Client, "Scan", &request, &[], timeout)
+                    .await
+                    .is_err()
+                {
                     return;
                 }
             }
