@@ -18,6 +18,17 @@ for target in "zk:$zk" "rpc:$rs"; do
   echo "== integration suite against real HBase via $target"
   HBCLIENT_TEST_CLUSTER="$target" cargo test -p hbclient --test suite
 done
+echo "== chaos: large writes during Admin splits, moves and flushes, against real HBase"
+HBCLIENT_TEST_CLUSTER="zk:$zk" cargo test -p hbclient --test chaos admin_splits
 echo "== quickstart against real HBase"
 HBASE_ZOOKEEPER="$zk" cargo run -q --example quickstart
+echo "== libhbclient C examples against real HBase"
+cargo build -q -p hbclient-ffi
+cargo run -q --example table_admin -- "zk:$zk" create c_examples f
+for example in blocking async_callbacks; do
+  cc -Wall -Wextra -Werror -Iinclude "examples/c/$example.c" -Ltarget/debug -lhbclient -lpthread -ldl -lm \
+    -o "target/c-example-$example"
+  LD_LIBRARY_PATH=target/debug "target/c-example-$example" "zk:$zk" c_examples
+done
+cargo run -q --example table_admin -- "zk:$zk" drop c_examples
 echo "conformance run took $(( $(date +%s) - started )) s"
