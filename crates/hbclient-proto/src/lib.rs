@@ -13,7 +13,7 @@ pub mod znode;
 pub use error::DecodeError;
 
 /// Generated protobuf messages of package `hbase.pb`, with HBase's field numbers.
-#[allow(missing_docs, unreachable_pub, clippy::all)]
+#[allow(missing_docs, unreachable_pub, clippy::all, rustdoc::all)]
 pub mod pb {
     include!(concat!(env!("OUT_DIR"), "/hbase.pb.rs"));
 }
