@@ -353,8 +353,18 @@ async fn nothing_acknowledged_is_lost_under_chaos() {
         l.slowest
     );
     let m = conn.metrics();
+    // Bounded state: no call is left registered as in flight once every operation returned.
+    assert_eq!(m.in_flight, 0, "calls leaked in the pending state");
+    let peak_rss = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM"))
+                .map(|l| l.split_whitespace().nth(1).unwrap_or("?").to_string())
+        })
+        .unwrap_or_default();
     println!(
-        "chaos: {} ops ({} acknowledged puts, {} failures) in {elapsed:?} with {} cluster events; slowest op {:?}; {} RPCs, {} retries, {} meta lookups, {} connections; {} fault firings",
+        "chaos: peak RSS {peak_rss} kB (client and in-process cluster with all its data); {} ops ({} acknowledged puts, {} failures) in {elapsed:?} with {} cluster events; slowest op {:?}; {} RPCs, {} retries, {} meta lookups, {} connections; {} fault firings",
         l.ops,
         l.acked_puts.len(),
         l.failures,

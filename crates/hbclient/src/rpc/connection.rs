@@ -219,13 +219,14 @@ impl RpcConnection {
         let (reply, answer) = oneshot::channel();
         let deadline = Instant::now() + timeout;
         let span = tracing::trace_span!("rpc", method, server = %self.spec.addr, call_id = id);
+        self.metrics.rpc_started(method, sent_bytes);
         let mut guard = CancelGuard {
             state: &self.state,
+            metrics: &self.metrics,
+            started: std::time::Instant::now(),
             id,
             armed: true,
         };
-        self.metrics.rpc_started(method, sent_bytes);
-        let started = std::time::Instant::now();
         let outcome = async {
             self.queue
                 .send(Outgoing {
@@ -248,13 +249,7 @@ impl RpcConnection {
         .instrument(span)
         .await;
         guard.armed = outcome.is_err();
-        self.metrics.rpc_finished(
-            started.elapsed(),
-            outcome
-                .as_ref()
-                .map(|f| f.cellblock.len() as u64)
-                .unwrap_or(0),
-        );
+        drop(guard);
         let response = outcome?;
         if let Some(exception) = &response.header.exception {
             return Err(Error::remote(remote_error(exception))
@@ -272,14 +267,19 @@ impl RpcConnection {
 
 /// Removes a call from the pending set when its caller stops waiting (timeout or drop), so no
 /// entry outlives its caller.
+/// It also closes the call's metrics, so a call dropped mid-flight does not count as in flight
+/// forever.
 struct CancelGuard<'a> {
     state: &'a State,
+    metrics: &'a Metrics,
+    started: std::time::Instant,
     id: u32,
     armed: bool,
 }
 
 impl Drop for CancelGuard<'_> {
     fn drop(&mut self) {
+        self.metrics.rpc_finished(self.started.elapsed(), 0);
         if self.armed {
             self.state.pending().remove(&self.id);
         }
