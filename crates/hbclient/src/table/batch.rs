@@ -188,22 +188,23 @@ impl AsyncTable {
                     Err(e) => results[index] = Some(Err(e)),
                 }
             }
-            let chunks = groups.into_iter().flat_map(|(server, work)| {
-                chunk_work(work, &prepared, &by_index)
-                    .into_iter()
-                    .map(move |chunk| (server.clone(), chunk))
-            });
-            let sends = chunks.map(|(server, work)| {
+            // Servers in parallel; a server's pieces one after another, so the actions of one
+            // region are applied in batch order even when the batch needs several Multis.
+            let sends = groups.into_iter().map(|(server, work)| {
                 let core = core.clone();
                 let prepared = &prepared;
                 let by_index = &by_index;
                 async move {
-                    let outcome =
-                        send_multi(&core, &server, &work, prepared, by_index, deadline).await;
-                    (work, outcome)
+                    let mut outcomes = Vec::new();
+                    for piece in chunk_work(work, prepared, by_index) {
+                        let outcome =
+                            send_multi(&core, &server, &piece, prepared, by_index, deadline).await;
+                        outcomes.push((piece, outcome));
+                    }
+                    outcomes
                 }
             });
-            for (work, outcome) in join_all(sends).await {
+            for (work, outcome) in join_all(sends).await.into_iter().flatten() {
                 match outcome {
                     Ok(per_action) => {
                         for (index, result, loc) in per_action {
@@ -266,8 +267,8 @@ impl AsyncTable {
 }
 
 /// Most actions in one Multi (HBase's `hbase.client.max.perrequest.rows`, 2048); bigger batches
-/// become several Multis to the same server, sent concurrently, so no frame grows without bound
-/// and no single call outlasts its timeout.
+/// become several Multis to the same server, sent one after another, so no frame grows without
+/// bound and no single call outlasts its timeout.
 const MAX_ACTIONS_PER_MULTI: usize = 2048;
 /// Most mutation bytes in one Multi. Above a default write buffer (2 MiB) with room to spare, so
 /// a BufferedMutator flush still goes out as one Multi per server.
