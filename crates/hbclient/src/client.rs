@@ -9,6 +9,7 @@ use hbclient_proto::frame::ResponseFrame;
 use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 use prost::Message;
+use tracing::Instrument;
 
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
@@ -106,10 +107,12 @@ impl Core {
 
     /// One attempt of a call to the region holding `row`, its answer read by `parse`; on any
     /// failure (including a region error found while parsing) the location cache is corrected.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn region_attempt<M: Message, T>(
         &self,
         table: &TableName,
         row: &[u8],
+        attempt: u32,
         deadline: Deadline,
         method: &'static str,
         request: impl Fn(&RegionLocation) -> (M, Bytes),
@@ -118,6 +121,13 @@ impl Core {
         let loc = self.locate(table, row, deadline).await?;
         let (param, cells) = request(&loc);
         let timeout = deadline.rpc_timeout(self.config.rpc_timeout)?;
+        let span = tracing::debug_span!(
+            "attempt",
+            table = %table,
+            region = %String::from_utf8_lossy(&loc.name),
+            server = %loc.server,
+            attempt,
+        );
         let outcome = match self
             .pool
             .call(
@@ -128,6 +138,7 @@ impl Core {
                 &cells,
                 timeout,
             )
+            .instrument(span)
             .await
         {
             Ok(frame) => parse(frame),

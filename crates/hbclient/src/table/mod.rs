@@ -321,8 +321,8 @@ impl AsyncTable {
             core.policy(),
             core.deadline(),
             || core.count_retry(),
-            |_, deadline| async move {
-                core.region_attempt(&self.name, row, deadline, method, request, parse)
+            |attempt, deadline| async move {
+                core.region_attempt(&self.name, row, attempt, deadline, method, request, parse)
                     .await
             },
         )

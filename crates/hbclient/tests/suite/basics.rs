@@ -64,3 +64,53 @@ async fn hbase_meta_is_readable_like_any_table() {
         assert!(row.value(b"info", b"server").is_some());
     }
 }
+
+/// Writes every formatted span/event into a shared buffer.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn operations_and_rpcs_are_traced_with_their_context() {
+    use tracing_subscriber::fmt::format::FmtSpan;
+    let c = TestCluster::start().await;
+    let name = c.table(&["f"], &[]).await;
+    let table = c.conn.table(&name).unwrap();
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_span_events(FmtSpan::CLOSE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let guard = tracing::subscriber::set_default(subscriber);
+    table
+        .put(Put::new("traced").add("f", "q", "v"))
+        .await
+        .unwrap();
+    drop(guard);
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    // The operation span, the attempt span (table, region, server, attempt) and the RPC span
+    // (method, server, call id) all close once.
+    assert!(log.contains("mutate"), "{log}");
+    assert!(
+        log.contains("attempt") && log.contains("attempt=0") && log.contains("region="),
+        "{log}"
+    );
+    assert!(log.contains(&format!("table={name}")), "{log}");
+    assert!(
+        log.contains("rpc") && log.contains("method=\"Mutate\"") && log.contains("call_id="),
+        "{log}"
+    );
+}
