@@ -46,25 +46,8 @@ else
 fi
 MVN="${MVN:-mvn}"
 
-# The JDK 11+ flags bin/hbase adds (same list as scripts/hbase/hbase.sh).
-JDK_FLAGS=(
-  -Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
-  --add-modules jdk.unsupported
-  --add-opens java.base/java.io=ALL-UNNAMED
-  --add-opens java.base/java.nio=ALL-UNNAMED
-  --add-opens java.base/sun.nio.ch=ALL-UNNAMED
-  --add-opens java.base/java.lang=ALL-UNNAMED
-  --add-opens java.base/jdk.internal.ref=ALL-UNNAMED
-  --add-opens java.base/java.lang.reflect=ALL-UNNAMED
-  --add-opens java.base/java.util=ALL-UNNAMED
-  --add-opens java.base/java.util.concurrent=ALL-UNNAMED
-  --add-opens java.base/jdk.internal.util.random=ALL-UNNAMED
-  --add-exports java.base/jdk.internal.misc=ALL-UNNAMED
-  --add-exports java.security.jgss/sun.security.krb5=ALL-UNNAMED
-  --add-exports java.base/sun.net.dns=ALL-UNNAMED
-  --add-exports java.base/sun.net.util=ALL-UNNAMED
-  -Djava.net.preferIPv4Stack=true
-)
+# JDK_FLAGS: the same JVM flags the server gets.
+source "$ROOT/scripts/hbase/jdk-flags.sh"
 
 log() { echo "pe.sh: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }

@@ -64,25 +64,8 @@ fi
 MVN="${MVN:-mvn}"
 DEP_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:3.6.1
 
-# JDK 11+ flags as bin/hbase adds them (HBASE-25058 and follow-ups), plus the surefire-only util.random one.
-JDK_FLAGS=(
-  -Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
-  --add-modules jdk.unsupported
-  --add-opens java.base/java.io=ALL-UNNAMED
-  --add-opens java.base/java.nio=ALL-UNNAMED
-  --add-opens java.base/sun.nio.ch=ALL-UNNAMED
-  --add-opens java.base/java.lang=ALL-UNNAMED
-  --add-opens java.base/jdk.internal.ref=ALL-UNNAMED
-  --add-opens java.base/java.lang.reflect=ALL-UNNAMED
-  --add-opens java.base/java.util=ALL-UNNAMED
-  --add-opens java.base/java.util.concurrent=ALL-UNNAMED
-  --add-opens java.base/jdk.internal.util.random=ALL-UNNAMED
-  --add-exports java.base/jdk.internal.misc=ALL-UNNAMED
-  --add-exports java.security.jgss/sun.security.krb5=ALL-UNNAMED
-  --add-exports java.base/sun.net.dns=ALL-UNNAMED
-  --add-exports java.base/sun.net.util=ALL-UNNAMED
-  -Djava.net.preferIPv4Stack=true
-)
+# JDK_FLAGS: the JVM flags HBase needs on JDK 11+.
+source "$HERE/jdk-flags.sh"
 
 log() { echo "hbase.sh: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
