@@ -3,9 +3,10 @@
 //! Afterwards every acknowledged write must be readable with its value, increments must be
 //! applied once per acknowledged call, and no operation may outlive its deadline by much.
 //!
-//! Bounded: each task stops after `HBCLIENT_CHAOS_OPS` operations (default 200,000) or
-//! `HBCLIENT_CHAOS_SECS` seconds (default 6), whichever comes first; loopback only. Long run:
-//! `HBCLIENT_CHAOS_SECS=300 cargo test --release -p hbclient --test chaos -- --nocapture`.
+//! Bounded: each task stops after `HBCLIENT_CHAOS_OPS` rows touched (a 10-put batch counts 10;
+//! default 200,000) or `HBCLIENT_CHAOS_SECS` seconds (default 6), whichever comes first; loopback
+//! only. Long run (≥ 1M operations, ~12 min):
+//! `HBCLIENT_CHAOS_OPS=100000000 HBCLIENT_CHAOS_SECS=740 cargo test --release -p hbclient --test chaos nothing_acknowledged -- --nocapture`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
