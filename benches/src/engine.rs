@@ -28,15 +28,29 @@ pub(crate) struct Plan {
     pub(crate) duration: Option<Duration>,
     /// Record latencies (false while warming up).
     pub(crate) record: bool,
+    /// Open-loop pacing: operation `i` is due `i / rate` seconds into the phase, whatever the
+    /// earlier ones did. `None`: each caller starts its next operation when the last returns.
+    pub(crate) rate: Option<f64>,
 }
 
 impl Plan {
-    pub(crate) fn warmup(d: Duration) -> Plan {
+    pub(crate) fn warmup(d: Duration, rate: Option<f64>) -> Plan {
         Plan {
             limit: None,
             duration: Some(d),
             record: false,
+            rate,
         }
+    }
+
+    /// When operation `i` should start (`None`: as soon as a caller is free).
+    ///
+    /// A paced operation's latency is measured from this moment, not from when a caller got to
+    /// it: a stall then shows as the latency every operation scheduled during it saw, instead
+    /// of one slow sample (the "coordinated omission" a closed loop hides).
+    pub(crate) fn due(&self, started: Instant, i: u64) -> Option<Instant> {
+        self.rate
+            .map(|rate| started + Duration::from_secs_f64(i as f64 / rate))
     }
 }
 
@@ -60,6 +74,11 @@ impl Shared {
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         if plan.limit.is_some_and(|l| i >= l) {
             return None;
+        }
+        if let (Some(d), Some(due)) = (plan.duration, plan.due(started, i)) {
+            if due.duration_since(started) >= d {
+                return None;
+            }
         }
         Some(i)
     }
@@ -324,7 +343,13 @@ pub(crate) fn async_phase(
                 tokio::spawn(async move {
                     while let Some(i) = shared.claim(&plan, started) {
                         let request = gen.request(i, &mut rng);
-                        let began = Instant::now();
+                        let began = match plan.due(started, i) {
+                            Some(due) => {
+                                tokio::time::sleep_until(due.into()).await;
+                                due
+                            }
+                            None => Instant::now(),
+                        };
                         let outcome = match &sink {
                             AsyncSink::Table(table) => exec_async(table, request).await,
                             AsyncSink::Mutator(m) => exec_buffered(m, request).await,
@@ -387,7 +412,15 @@ pub(crate) fn blocking_phase(
                     .spawn_scoped(scope, move || {
                         while let Some(i) = shared.claim(&plan, started) {
                             let request = gen.request(i, &mut rng);
-                            let began = Instant::now();
+                            let began = match plan.due(started, i) {
+                                Some(due) => {
+                                    std::thread::sleep(
+                                        due.saturating_duration_since(Instant::now()),
+                                    );
+                                    due
+                                }
+                                None => Instant::now(),
+                            };
                             rec.done(began, exec_blocking(table, request));
                             shared.completed.fetch_add(1, Ordering::Relaxed);
                         }
@@ -517,6 +550,7 @@ impl Session<'_> {
             "pool_size": pool,
             "rows": a.rows,
             "duration_s": a.duration,
+            "rate_ops_per_s": a.rate,
             "warmup_s": a.warmup,
             "columns": a.columns,
             "value_size": a.value_size(),
@@ -539,6 +573,7 @@ impl Session<'_> {
                 .then(|| self.gen.ops_for_rows()),
             duration: self.args.duration(),
             record: true,
+            rate: self.args.rate,
         }
     }
 
@@ -610,7 +645,7 @@ impl Session<'_> {
                 (mode, _) => return Err(format!("--mode {} got the wrong client", mode.name())),
             };
         if !a.warmup().is_zero() {
-            phase(Plan::warmup(a.warmup()), a.seed ^ 0x5757, false)?;
+            phase(Plan::warmup(a.warmup(), a.rate), a.seed ^ 0x5757, false)?;
         }
         let (m0, u0) = (client.metrics(), Usage::now());
         let mm0 = mutator.as_ref().map(BufferedMutator::metrics);
@@ -637,18 +672,25 @@ impl Session<'_> {
         if let Some(m) = mutator {
             let _ = self.target.client_rt.block_on(m.close());
         }
-        let (raw_limit, raw_limit_cpu) =
-            if a.compare_raw && a.workload == Workload::RandomRead && a.mode != Mode::RawLimit {
-                if !a.warmup().is_zero() {
-                    self.raw_phase(callers, Plan::warmup(a.warmup()), false)?;
-                }
-                let before = Usage::now();
-                let raw = self.raw_phase(callers, self.plan(), self.show_progress)?;
-                let cpu = CpuReport::delta(&before, &Usage::now(), raw.ops, mini);
-                (Some(raw), Some(cpu))
-            } else {
-                (None, None)
+        let (raw_limit, raw_limit_cpu) = if a.compare_raw
+            && a.workload == Workload::RandomRead
+            && a.mode != Mode::RawLimit
+            && a.rate.is_none()
+        {
+            if !a.warmup().is_zero() {
+                self.raw_phase(callers, Plan::warmup(a.warmup(), None), false)?;
+            }
+            let before = Usage::now();
+            let plan = Plan {
+                rate: None,
+                ..self.plan()
             };
+            let raw = self.raw_phase(callers, plan, self.show_progress)?;
+            let cpu = CpuReport::delta(&before, &Usage::now(), raw.ops, mini);
+            (Some(raw), Some(cpu))
+        } else {
+            (None, None)
+        };
         let ratio = raw_limit
             .as_ref()
             .filter(|r| r.ops_per_sec > 0.0)
@@ -749,6 +791,16 @@ pub(crate) fn check_args(args: &RunArgs) -> BenchResult<()> {
             "--mode buffered carries writes only; {} reads",
             args.workload.name()
         ));
+    }
+    if let Some(rate) = args.rate {
+        if !(rate.is_finite() && rate > 0.0) {
+            return Err(format!(
+                "--rate must be a positive number of operations per second, not {rate}"
+            ));
+        }
+        if args.mode == Mode::RawLimit {
+            return Err("--mode raw-limit measures the ceiling; it takes no --rate".into());
+        }
     }
     if args.concurrency == 0 || args.pool_size == 0 {
         return Err("--concurrency and --pool-size must be at least 1".into());
@@ -946,6 +998,27 @@ pub(crate) fn sweep_table(records: &[RunRecord]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paced_plans_schedule_operations_evenly_and_stop_at_the_duration() {
+        let plan = Plan {
+            limit: None,
+            duration: Some(Duration::from_secs(2)),
+            record: true,
+            rate: Some(500.0),
+        };
+        let started = Instant::now();
+        assert_eq!(plan.due(started, 0), Some(started));
+        assert_eq!(
+            plan.due(started, 250),
+            Some(started + Duration::from_millis(500))
+        );
+        let shared = Shared::default();
+        let claimed = std::iter::from_fn(|| shared.claim(&plan, started)).count();
+        assert_eq!(claimed, 1000, "2 s at 500 ops/s");
+        let unpaced = Plan { rate: None, ..plan };
+        assert_eq!(unpaced.due(started, 7), None);
+    }
 
     #[test]
     fn sweeps_parse() {

@@ -158,6 +158,11 @@ pub(crate) struct RunArgs {
     /// Measured phase length in seconds (instead of a row count).
     #[arg(long)]
     pub(crate) duration: Option<f64>,
+    /// Start operations at this many per second across all callers (open loop), measuring
+    /// each one's latency from when it was due; callers still cap how many are in flight.
+    /// Without it each caller starts its next operation when the last returns.
+    #[arg(long)]
+    pub(crate) rate: Option<f64>,
     /// Unmeasured warm-up before the measured phase, in seconds.
     #[arg(long, default_value_t = 1.0)]
     pub(crate) warmup: f64,

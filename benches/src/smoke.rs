@@ -19,6 +19,7 @@ fn args(workload: Workload, mode: Mode, seconds: f64, dir: &Path) -> RunArgs {
         concurrency: 4,
         rows: 2_000,
         duration: Some(seconds),
+        rate: None,
         warmup: 0.05,
         pool_size: 1,
         presplit: 2,
@@ -77,6 +78,19 @@ fn check(record: &RunRecord) -> Vec<String> {
         match (&record.raw_limit, record.throughput_ratio_to_raw) {
             (Some(raw), Some(ratio)) if raw.ops > 0 && raw.errors == 0 && ratio > 0.0 => {}
             _ => problems.push("no raw-limit comparison".to_string()),
+        }
+    }
+    if let (Some(rate), Some(seconds)) = (
+        record.params["rate_ops_per_s"].as_f64(),
+        record.params["duration_s"].as_f64(),
+    ) {
+        // Paced runs start no operation before it is due, and keep up when the server can.
+        let expected = rate * seconds;
+        if (r.ops as f64) > expected + 1.0 || (r.ops as f64) < expected * 0.5 {
+            problems.push(format!(
+                "paced at {rate} ops/s for {seconds} s but ran {} operations",
+                r.ops
+            ));
         }
     }
     if record.cpu.process_user_s + record.cpu.process_sys_s <= 0.0 {
@@ -144,6 +158,10 @@ fn smoke_in(seconds: f64, dir: &Path) -> BenchResult<()> {
     by_rows.duration = None;
     by_rows.rows = 300;
     plans.push(("sequentialWrite async, 300 rows".into(), by_rows));
+    // Paced (open loop) at a rate the embedded server easily keeps up with.
+    let mut paced = args(Workload::RandomWrite, Mode::Blocking, seconds, dir);
+    paced.rate = Some(2_000.0);
+    plans.push(("randomWrite blocking, paced at 2000 ops/s".into(), paced));
     // A per-call service time on the embedded server.
     let mut slow = args(Workload::RandomWrite, Mode::Async, seconds, dir);
     slow.service_time_us = 500;
