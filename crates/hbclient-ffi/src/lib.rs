@@ -39,6 +39,11 @@ mod runtime;
 mod scan;
 mod table;
 
+/// Every export called as C would, against an in-process mini-hbase (a unit test so the crate
+/// needs no rlib, whose name would collide with the core crate's `libhbclient.rlib`).
+#[cfg(test)]
+mod exports_tests;
+
 pub use batch::*;
 pub use connection::*;
 pub use error::*;

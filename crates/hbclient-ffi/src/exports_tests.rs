@@ -8,8 +8,8 @@ use std::ptr::{null, null_mut};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use hb_status::*;
-use hbclient::*;
+use crate::hb_status::*;
+use crate::*;
 
 /// The cluster, started once for the whole test binary on its own runtime.
 fn master() -> &'static str {
