@@ -279,6 +279,53 @@ extern "C" {
 const char *hb_version(void);
 
 /**
+ * Adds `delta` to the 8-byte big-endian counter at `family:qualifier` of `row` (a missing
+ * counter starts at 0) and writes the new value to `new_value` (may be NULL). Fails with
+ * `HB_ERR_REMOTE` when the cell holds something that is not an 8-byte counter.
+ */
+hb_status hb_table_increment(const struct hb_table *table,
+                             const void *row,
+                             size_t row_len,
+                             const void *family,
+                             size_t family_len,
+                             const void *qualifier,
+                             size_t qualifier_len,
+                             int64_t delta,
+                             int64_t *new_value,
+                             struct hb_error **err);
+
+/**
+ * Applies `put` only if `family:qualifier` of the put's row holds exactly `expected`
+ * (`expected_len` bytes), or — with `expected_len` 0 — if that column is absent. The check and
+ * the write are one atomic step on the server. `applied` receives whether the put was written.
+ */
+hb_status hb_table_check_and_put(const struct hb_table *table,
+                                 const void *family,
+                                 size_t family_len,
+                                 const void *qualifier,
+                                 size_t qualifier_len,
+                                 const void *expected,
+                                 size_t expected_len,
+                                 const struct hb_put *put,
+                                 bool *applied,
+                                 struct hb_error **err);
+
+/**
+ * Applies `del` only if `family:qualifier` of the delete's row holds exactly `expected`, or —
+ * with `expected_len` 0 — if that column is absent; atomically, as `hb_table_check_and_put`.
+ */
+hb_status hb_table_check_and_delete(const struct hb_table *table,
+                                    const void *family,
+                                    size_t family_len,
+                                    const void *qualifier,
+                                    size_t qualifier_len,
+                                    const void *expected,
+                                    size_t expected_len,
+                                    const struct hb_delete *del,
+                                    bool *applied,
+                                    struct hb_error **err);
+
+/**
  * Creates an empty batch. Free with `hb_batch_free`.
  */
 hb_status hb_batch_new(struct hb_batch **out);

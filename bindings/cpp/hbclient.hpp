@@ -448,6 +448,42 @@ class Table {
     hb_status st = hb_table_delete(handle_.get(), d.get(), &err);
     detail::check(st, err);
   }
+  /// Adds delta to the 8-byte counter family:qualifier of row; returns the new value.
+  std::int64_t increment(std::string_view row, std::string_view family, std::string_view qualifier,
+                         std::int64_t delta) const {
+    std::int64_t value = 0;
+    hb_error* err = nullptr;
+    hb_status st = hb_table_increment(handle_.get(), row.data(), row.size(), family.data(),
+                                      family.size(), qualifier.data(), qualifier.size(), delta,
+                                      &value, &err);
+    detail::check(st, err);
+    return value;
+  }
+  /// Writes p only if family:qualifier of its row equals *expected (std::nullopt: is absent);
+  /// returns whether it was written. Check and write are one atomic step on the server.
+  bool check_and_put(std::string_view family, std::string_view qualifier,
+                     std::optional<std::string_view> expected, const Put& p) const {
+    bool applied = false;
+    hb_error* err = nullptr;
+    std::string_view want = expected.value_or(std::string_view());
+    hb_status st = hb_table_check_and_put(handle_.get(), family.data(), family.size(),
+                                          qualifier.data(), qualifier.size(), want.data(),
+                                          want.size(), p.get(), &applied, &err);
+    detail::check(st, err);
+    return applied;
+  }
+  /// Deletes d only if family:qualifier of its row equals *expected (std::nullopt: is absent).
+  bool check_and_remove(std::string_view family, std::string_view qualifier,
+                        std::optional<std::string_view> expected, const Delete& d) const {
+    bool applied = false;
+    hb_error* err = nullptr;
+    std::string_view want = expected.value_or(std::string_view());
+    hb_status st = hb_table_check_and_delete(handle_.get(), family.data(), family.size(),
+                                             qualifier.data(), qualifier.size(), want.data(),
+                                             want.size(), d.get(), &applied, &err);
+    detail::check(st, err);
+    return applied;
+  }
   BatchResult batch(const Batch& b) const {
     hb_batch_result* r = nullptr;
     hb_error* err = nullptr;

@@ -108,6 +108,23 @@ TEST(Blocking, BinaryPutGetDelete) {
   EXPECT_EQ(gone.row(), "");
 }
 
+TEST(Blocking, CountersAndConditionalWrites) {
+  auto table = connection().table("cpp");
+  const std::string row = "counter\0cpp"s;
+  EXPECT_EQ(table.increment(row, "f", "n", 40), 40);
+  EXPECT_EQ(table.increment(row, "f", "n", 2), 42);
+  EXPECT_THROW(table.increment(row, "no_such_family", "n", 1), hbclient::Error);
+
+  const std::string cas = "cas-cpp";
+  EXPECT_TRUE(table.check_and_put("f", "q", std::nullopt, hbclient::Put(cas).add("f", "q", "a")));
+  EXPECT_FALSE(table.check_and_put("f", "q", std::nullopt, hbclient::Put(cas).add("f", "q", "b")));
+  EXPECT_TRUE(table.check_and_put("f", "q", "a"sv, hbclient::Put(cas).add("f", "q", "b")));
+  EXPECT_EQ(table.get(hbclient::Get(cas)).value("f", "q"), std::optional<std::string_view>("b"));
+  EXPECT_FALSE(table.check_and_remove("f", "q", "a"sv, hbclient::Delete(cas)));
+  EXPECT_TRUE(table.check_and_remove("f", "q", "b"sv, hbclient::Delete(cas)));
+  EXPECT_TRUE(table.get(hbclient::Get(cas)).empty());
+}
+
 TEST(Blocking, BatchWithPerItemOutcomes) {
   auto table = connection().table("cpp");
   hbclient::Batch batch;

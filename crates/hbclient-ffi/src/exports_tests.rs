@@ -908,6 +908,324 @@ fn scans() {
 }
 
 #[test]
+fn counters_and_conditional_writes() {
+    unsafe {
+        let conn = connect();
+        let table = open_table(conn, "t");
+        let (f, n) = (
+            b"f".as_ptr().cast::<c_void>(),
+            b"n".as_ptr().cast::<c_void>(),
+        );
+        let row = b"counter\0row";
+        let inc = |delta: i64, out: *mut i64, err: *mut *mut hb_error| {
+            hb_table_increment(
+                table,
+                row.as_ptr().cast(),
+                row.len(),
+                f,
+                1,
+                n,
+                1,
+                delta,
+                out,
+                err,
+            )
+        };
+        let mut value = 0i64;
+        assert_eq!(inc(5, &mut value, null_mut()), HB_OK);
+        assert_eq!(value, 5, "a missing counter starts at 0");
+        assert_eq!(inc(-7, &mut value, null_mut()), HB_OK);
+        assert_eq!(value, -2);
+        assert_eq!(
+            inc(1, null_mut(), null_mut()),
+            HB_OK,
+            "new_value may be NULL"
+        );
+        let g = get(row);
+        let mut result = null_mut();
+        assert_eq!(hb_table_get(table, g, &mut result, null_mut()), HB_OK);
+        let mut cell = std::mem::MaybeUninit::<hb_cell>::uninit();
+        assert_eq!(hb_result_cell(result, 0, cell.as_mut_ptr()), HB_OK);
+        let cell = cell.assume_init();
+        assert_eq!(
+            std::slice::from_raw_parts(cell.value, cell.value_len),
+            (-1i64).to_be_bytes(),
+            "stored as an 8-byte big-endian counter"
+        );
+        hb_result_free(result);
+        hb_get_free(g);
+        // Bad arguments: NULL table, empty row, empty family, NULL with a length.
+        let mut err = null_mut();
+        assert_eq!(
+            hb_table_increment(
+                null(),
+                row.as_ptr().cast(),
+                row.len(),
+                f,
+                1,
+                n,
+                1,
+                1,
+                null_mut(),
+                &mut err
+            ),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_error_free(err);
+        assert_eq!(
+            hb_table_increment(table, null(), 0, f, 1, n, 1, 1, null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_table_increment(
+                table,
+                row.as_ptr().cast(),
+                row.len(),
+                null(),
+                0,
+                n,
+                1,
+                1,
+                null_mut(),
+                null_mut()
+            ),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_table_increment(
+                table,
+                row.as_ptr().cast(),
+                row.len(),
+                f,
+                1,
+                null(),
+                3,
+                1,
+                null_mut(),
+                null_mut()
+            ),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        // A cell that is not a counter: the server refuses, the error says so.
+        let text_row = b"not-a-counter";
+        let p = put(text_row, b"abc");
+        assert_eq!(hb_table_put(table, p, null_mut()), HB_OK);
+        hb_put_free(p);
+        let q = b"q".as_ptr().cast::<c_void>();
+        let mut err = null_mut();
+        assert_eq!(
+            hb_table_increment(
+                table,
+                text_row.as_ptr().cast(),
+                text_row.len(),
+                f,
+                1,
+                q,
+                1,
+                1,
+                null_mut(),
+                &mut err
+            ),
+            HB_ERR_REMOTE
+        );
+        assert!(!err.is_null());
+        hb_error_free(err);
+        // An unknown family is the server's NoSuchColumnFamily.
+        let mut err = null_mut();
+        assert_eq!(
+            hb_table_increment(
+                table,
+                row.as_ptr().cast(),
+                row.len(),
+                b"nope".as_ptr().cast(),
+                4,
+                n,
+                1,
+                1,
+                null_mut(),
+                &mut err
+            ),
+            HB_ERR_NO_SUCH_COLUMN_FAMILY
+        );
+        hb_error_free(err);
+
+        // check-and-put: absent -> applied; same check again -> not applied; equals -> applied.
+        let cas_row = b"cas";
+        let first = put(cas_row, b"one");
+        let mut applied = false;
+        assert_eq!(
+            hb_table_check_and_put(
+                table,
+                f,
+                1,
+                q,
+                1,
+                null(),
+                0,
+                first,
+                &mut applied,
+                null_mut()
+            ),
+            HB_OK
+        );
+        assert!(applied, "the column was absent");
+        assert_eq!(
+            hb_table_check_and_put(
+                table,
+                f,
+                1,
+                q,
+                1,
+                null(),
+                0,
+                first,
+                &mut applied,
+                null_mut()
+            ),
+            HB_OK
+        );
+        assert!(!applied, "the column exists now");
+        let second = put(cas_row, b"two");
+        assert_eq!(
+            hb_table_check_and_put(
+                table,
+                f,
+                1,
+                q,
+                1,
+                b"zzz".as_ptr().cast(),
+                3,
+                second,
+                &mut applied,
+                null_mut()
+            ),
+            HB_OK
+        );
+        assert!(!applied, "wrong expected value");
+        assert_eq!(
+            hb_table_check_and_put(
+                table,
+                f,
+                1,
+                q,
+                1,
+                b"one".as_ptr().cast(),
+                3,
+                second,
+                &mut applied,
+                null_mut()
+            ),
+            HB_OK
+        );
+        assert!(applied);
+        let g = get(cas_row);
+        let mut result = null_mut();
+        assert_eq!(hb_table_get(table, g, &mut result, null_mut()), HB_OK);
+        assert_eq!(value_of(result).as_deref(), Some(&b"two"[..]));
+        hb_result_free(result);
+        assert_eq!(
+            hb_table_check_and_put(table, f, 1, q, 1, null(), 0, second, null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT,
+            "applied is required"
+        );
+        assert_eq!(
+            hb_table_check_and_put(
+                table,
+                f,
+                1,
+                q,
+                1,
+                null(),
+                0,
+                null(),
+                &mut applied,
+                null_mut()
+            ),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_table_check_and_put(
+                table,
+                null(),
+                0,
+                q,
+                1,
+                null(),
+                0,
+                second,
+                &mut applied,
+                null_mut()
+            ),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_put_free(first);
+        hb_put_free(second);
+
+        // check-and-delete: only when the value matches.
+        let mut d = null_mut();
+        assert_eq!(
+            hb_delete_new(cas_row.as_ptr().cast(), cas_row.len(), &mut d),
+            HB_OK
+        );
+        assert_eq!(
+            hb_table_check_and_delete(
+                table,
+                f,
+                1,
+                q,
+                1,
+                b"one".as_ptr().cast(),
+                3,
+                d,
+                &mut applied,
+                null_mut()
+            ),
+            HB_OK
+        );
+        assert!(!applied);
+        assert_eq!(
+            hb_table_check_and_delete(
+                table,
+                f,
+                1,
+                q,
+                1,
+                b"two".as_ptr().cast(),
+                3,
+                d,
+                &mut applied,
+                null_mut()
+            ),
+            HB_OK
+        );
+        assert!(applied);
+        let mut result = null_mut();
+        assert_eq!(hb_table_get(table, g, &mut result, null_mut()), HB_OK);
+        assert!(hb_result_is_empty(result), "the row was deleted");
+        hb_result_free(result);
+        assert_eq!(
+            hb_table_check_and_delete(
+                table,
+                f,
+                1,
+                q,
+                1,
+                null(),
+                0,
+                null(),
+                &mut applied,
+                null_mut()
+            ),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_delete_free(d);
+        hb_get_free(g);
+        hb_table_free(table);
+        hb_connection_close(conn);
+    }
+}
+
+#[test]
 fn closed_connection_fails_cleanly() {
     unsafe {
         let conn = connect();

@@ -28,6 +28,7 @@
 #[macro_use]
 mod boundary;
 mod argconv;
+mod atomic;
 mod batch;
 mod connection;
 mod error;
@@ -44,6 +45,7 @@ mod table;
 #[cfg(test)]
 mod exports_tests;
 
+pub use atomic::*;
 pub use batch::*;
 pub use connection::*;
 pub use error::*;

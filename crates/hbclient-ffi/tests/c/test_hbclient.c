@@ -222,6 +222,14 @@ static void test_null_arguments(void) {
     CHECK_STATUS(hb_table_get(NULL, NULL, NULL, NULL), HB_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(hb_table_delete(NULL, NULL, NULL), HB_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(hb_table_batch(NULL, NULL, NULL, NULL), HB_ERR_INVALID_ARGUMENT);
+    int64_t counter = 0;
+    bool applied = false;
+    CHECK_STATUS(hb_table_increment(NULL, "r", 1, F, 1, Q, 1, 1, &counter, NULL),
+                 HB_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(hb_table_check_and_put(NULL, F, 1, Q, 1, NULL, 0, NULL, &applied, NULL),
+                 HB_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(hb_table_check_and_delete(NULL, F, 1, Q, 1, NULL, 0, NULL, &applied, NULL),
+                 HB_ERR_INVALID_ARGUMENT);
 
     CHECK_STATUS(hb_future_wait(NULL), HB_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(hb_future_wait_timeout(NULL, 10), HB_ERR_INVALID_ARGUMENT);
@@ -253,6 +261,63 @@ static void test_null_arguments(void) {
     CHECK_STATUS(hb_mutator_delete(NULL, NULL, NULL), HB_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(hb_mutator_flush(NULL, NULL), HB_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(hb_mutator_close(NULL, NULL), HB_ERR_INVALID_ARGUMENT);
+}
+
+/* ---- counters and conditional writes ------------------------------------------------------ */
+
+static void test_atomic(hb_connection *conn) {
+    hb_table *table = open_table(conn, "t");
+    static const uint8_t row[] = {'c', 0, 'n', 0xff};
+    static const uint8_t N[] = "n";
+    int64_t value = 0;
+    hb_error *err = NULL;
+    CHECK_STATUS(hb_table_increment(table, row, sizeof row, F, 1, N, 1, 7, &value, &err), HB_OK);
+    CHECK(value == 7);
+    CHECK_STATUS(hb_table_increment(table, row, sizeof row, F, 1, N, 1, -10, &value, &err), HB_OK);
+    CHECK(value == -3);
+    CHECK_STATUS(hb_table_increment(table, row, sizeof row, F, 1, N, 1, 3, NULL, &err), HB_OK);
+    CHECK_STATUS(hb_table_increment(table, NULL, 0, F, 1, N, 1, 1, &value, NULL),
+                 HB_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(hb_table_increment(table, row, sizeof row, NULL, 0, N, 1, 1, &value, NULL),
+                 HB_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(hb_table_increment(table, row, sizeof row, F, 1, NULL, 2, 1, &value, NULL),
+                 HB_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(hb_table_increment(table, row, sizeof row, (const uint8_t *)"x", 1, N, 1, 1, &value, &err),
+                 HB_ERR_NO_SUCH_COLUMN_FAMILY);
+    CHECK(err != NULL && hb_error_exception_class(err) != NULL);
+    hb_error_free(err);
+    err = NULL;
+
+    /* check-and-put: absent, then equal; check-and-delete: equal only. */
+    bool applied = false;
+    hb_put *first = make_put("cas", 3, "one", 3);
+    hb_put *second = make_put("cas", 3, "two", 3);
+    CHECK_STATUS(hb_table_check_and_put(table, F, 1, Q, 1, NULL, 0, first, &applied, &err), HB_OK);
+    CHECK(applied);
+    CHECK_STATUS(hb_table_check_and_put(table, F, 1, Q, 1, NULL, 0, second, &applied, &err), HB_OK);
+    CHECK(!applied);
+    CHECK_STATUS(hb_table_check_and_put(table, F, 1, Q, 1, "one", 3, second, &applied, &err), HB_OK);
+    CHECK(applied);
+    CHECK_STATUS(hb_table_check_and_put(table, F, 1, Q, 1, NULL, 0, second, NULL, NULL),
+                 HB_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(hb_table_check_and_put(table, F, 1, Q, 1, NULL, 5, second, &applied, NULL),
+                 HB_ERR_INVALID_ARGUMENT);
+    hb_delete *del = NULL;
+    CHECK_STATUS(hb_delete_new("cas", 3, &del), HB_OK);
+    CHECK_STATUS(hb_table_check_and_delete(table, F, 1, Q, 1, "one", 3, del, &applied, &err), HB_OK);
+    CHECK(!applied);
+    CHECK_STATUS(hb_table_check_and_delete(table, F, 1, Q, 1, "two", 3, del, &applied, &err), HB_OK);
+    CHECK(applied);
+    hb_get *get = make_get("cas", 3);
+    hb_result *result = NULL;
+    CHECK_STATUS(hb_table_get(table, get, &result, &err), HB_OK);
+    CHECK(hb_result_is_empty(result));
+    hb_result_free(result);
+    hb_get_free(get);
+    hb_delete_free(del);
+    hb_put_free(first);
+    hb_put_free(second);
+    hb_table_free(table);
 }
 
 /* ---- blocking data path with binary data -------------------------------------------------- */
@@ -789,6 +854,7 @@ int main(void) {
     hb_connection *conn = connect_cluster();
     test_binary_roundtrip(conn);
     test_errors(conn);
+    test_atomic(conn);
     test_big_batch(conn);
     test_concurrent_async(conn);
     test_futures(conn);
