@@ -45,12 +45,40 @@ impl Plan {
 
     /// When operation `i` should start (`None`: as soon as a caller is free).
     ///
-    /// A paced operation's latency is measured from this moment, not from when a caller got to
-    /// it: a stall then shows as the latency every operation scheduled during it saw, instead
-    /// of one slow sample (the "coordinated omission" a closed loop hides).
+    /// A paced operation that starts late (every caller was busy) has its latency measured from
+    /// this moment, not from when a caller got to it: a stall then shows as the latency every
+    /// operation scheduled during it saw, instead of one slow sample (the "coordinated
+    /// omission" a closed loop hides).
     pub(crate) fn due(&self, started: Instant, i: u64) -> Option<Instant> {
         self.rate
             .map(|rate| started + Duration::from_secs_f64(i as f64 / rate))
+    }
+
+    /// Waits until operation `i` is due (async callers); returns when its latency clock starts.
+    pub(crate) async fn start_async(&self, started: Instant, i: u64) -> Instant {
+        match self.due(started, i) {
+            // Behind schedule: the wait since `due` is part of the operation's latency.
+            Some(due) if due <= Instant::now() => due,
+            // Ahead: start when due. Tokio's timer fires up to ~1 ms late; that lateness is the
+            // harness's, not the system's, so the clock starts at the actual start.
+            Some(due) => {
+                tokio::time::sleep_until(due.into()).await;
+                Instant::now()
+            }
+            None => Instant::now(),
+        }
+    }
+
+    /// [`Plan::start_async`] for caller threads.
+    pub(crate) fn start_blocking(&self, started: Instant, i: u64) -> Instant {
+        match self.due(started, i) {
+            Some(due) if due <= Instant::now() => due,
+            Some(due) => {
+                std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                Instant::now()
+            }
+            None => Instant::now(),
+        }
     }
 }
 
@@ -343,13 +371,7 @@ pub(crate) fn async_phase(
                 tokio::spawn(async move {
                     while let Some(i) = shared.claim(&plan, started) {
                         let request = gen.request(i, &mut rng);
-                        let began = match plan.due(started, i) {
-                            Some(due) => {
-                                tokio::time::sleep_until(due.into()).await;
-                                due
-                            }
-                            None => Instant::now(),
-                        };
+                        let began = plan.start_async(started, i).await;
                         let outcome = match &sink {
                             AsyncSink::Table(table) => exec_async(table, request).await,
                             AsyncSink::Mutator(m) => exec_buffered(m, request).await,
@@ -412,15 +434,7 @@ pub(crate) fn blocking_phase(
                     .spawn_scoped(scope, move || {
                         while let Some(i) = shared.claim(&plan, started) {
                             let request = gen.request(i, &mut rng);
-                            let began = match plan.due(started, i) {
-                                Some(due) => {
-                                    std::thread::sleep(
-                                        due.saturating_duration_since(Instant::now()),
-                                    );
-                                    due
-                                }
-                                None => Instant::now(),
-                            };
+                            let began = plan.start_blocking(started, i);
                             rec.done(began, exec_blocking(table, request));
                             shared.completed.fetch_add(1, Ordering::Relaxed);
                         }
