@@ -743,12 +743,15 @@ impl Session<'_> {
     }
 
     fn find_raw_spec(&self) -> BenchResult<crate::raw::RawSpec> {
-        let row = crate::workload::row_key(0);
-        let (region, server) = self.target.locate_row(&self.args.table, &row)?;
+        let at = self
+            .target
+            .locate_row(&self.args.table, &crate::workload::row_key(0))?;
+        let rows =
+            crate::workload::rows_read_in(self.args.rows, self.args.seed, |key| at.contains(key));
         Ok(crate::raw::RawSpec {
-            server,
-            region,
-            row,
+            server: at.server,
+            region: at.region,
+            rows,
             in_flight: 1,
         })
     }

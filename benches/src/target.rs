@@ -235,7 +235,7 @@ impl Target {
 
     /// Region name and `host:port` of the server holding `row`, read from hbase:meta with
     /// plain RPCs (for raw-limit, which bypasses the client).
-    pub(crate) fn locate_row(&self, table: &str, row: &[u8]) -> BenchResult<(Bytes, String)> {
+    pub(crate) fn locate_row(&self, table: &str, row: &[u8]) -> BenchResult<crate::raw::Located> {
         self.client_rt.block_on(async {
             let meta_server = match (&self.spec, &self.cluster) {
                 (TargetSpec::Mini { .. }, Some(cluster)) => cluster

@@ -15,6 +15,27 @@ pub(crate) fn row_key(i: u64) -> Bytes {
     Bytes::from(format!("{i:0KEY_DIGITS$}"))
 }
 
+/// Most distinct rows raw-limit pre-encodes Get frames for.
+const RAW_ROWS_MAX: u64 = 1 << 17;
+
+/// The keys of `0..rows` that `keep` accepts: all of them when there are at most
+/// [`RAW_ROWS_MAX`], else that many drawn at random (as randomRead draws them), deduplicated.
+pub(crate) fn rows_read_in(rows: u64, seed: u64, keep: impl Fn(&[u8]) -> bool) -> Vec<Bytes> {
+    let mut picked: Vec<u64> = if rows <= RAW_ROWS_MAX {
+        (0..rows).collect()
+    } else {
+        let mut rng = Rng::new(seed ^ 0x4A57);
+        (0..RAW_ROWS_MAX).map(|_| rng.below(rows)).collect()
+    };
+    picked.sort_unstable();
+    picked.dedup();
+    picked
+        .into_iter()
+        .map(row_key)
+        .filter(|key| keep(key))
+        .collect()
+}
+
 /// A small fast PRNG (SplitMix64): reproducible keys without a dependency.
 #[derive(Debug, Clone)]
 pub(crate) struct Rng(u64);
@@ -273,6 +294,22 @@ pub(crate) async fn exec_buffered(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_limit_reads_the_clients_rows_inside_its_region() {
+        let all = rows_read_in(1000, 42, |_| true);
+        assert_eq!(all.len(), 1000);
+        assert_eq!(all[0], row_key(0));
+        let upper = row_key(500);
+        let low = rows_read_in(1000, 42, |k| k < &upper[..]);
+        assert_eq!(low.len(), 500, "only the rows of the region");
+        let sampled = rows_read_in(10_000_000, 42, |_| true);
+        assert!(sampled.len() <= RAW_ROWS_MAX as usize && sampled.len() > 100_000);
+        assert!(
+            sampled.windows(2).all(|w| w[0] < w[1]),
+            "sorted, no repeats"
+        );
+    }
 
     #[test]
     fn keys_are_pe_keys() {
