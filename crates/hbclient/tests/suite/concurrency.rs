@@ -69,9 +69,14 @@ async fn ten_thousand_concurrent_gets_on_one_connection() {
     if c.is_mini() {
         assert_eq!(retries, 0);
     } else {
-        // A real region server sheds load past its call queue (CallQueueTooBigException); those
-        // few calls are retried.
-        assert!(retries < 1000, "{retries} retries");
+        // A real region server sheds load past its call queue (CallQueueTooBigException, queue
+        // length 10 x handlers); those calls are retried after a backoff. How many are shed
+        // depends on timing (one CI run saw 1,129); a retry storm would pass one per get.
+        assert!(
+            retries < (TASKS * PER_TASK) as u64 / 2,
+            "{retries} retries for {} gets",
+            TASKS * PER_TASK
+        );
     }
     // One connection per server (3 region servers + master on mini-hbase; 1 + 1 on the real one).
     let servers = c
