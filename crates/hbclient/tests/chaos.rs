@@ -7,8 +7,8 @@
 //!
 //! Bounded: each task or thread stops after `HBCLIENT_CHAOS_OPS` rows touched (a 10-put batch
 //! counts 10; default 200,000) or `HBCLIENT_CHAOS_SECS` seconds (default 6), whichever comes
-//! first; loopback only. Long run (≥ 1M operations; ~10 min and ~10 GB, most of it the
-//! in-process cluster's data):
+//! first; loopback only. Long run (2.6M operations on 2 cores: ~10 min of workload, 15 min
+//! with verification and tear-down, up to ~15 GB, most of it the in-process cluster's data):
 //! `HBCLIENT_CHAOS_OPS=450000 HBCLIENT_CHAOS_SECS=1500 cargo test --release -p hbclient --test chaos nothing_acknowledged -- --nocapture`.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
