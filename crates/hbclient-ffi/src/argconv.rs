@@ -7,6 +7,8 @@
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Arc;
 
+use bytes::Bytes;
+
 use crate::error::hb_error;
 
 /// Hands `value` to C as an owned handle.
@@ -102,6 +104,39 @@ pub(crate) unsafe fn arg_bytes<'a>(
     }
     // SAFETY: `ptr` is non-null and points to `len` bytes, as promised by the caller.
     Ok(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
+}
+
+/// A column family argument, copied. Rejects an empty family: HBase has no unnamed one.
+///
+/// # Safety
+/// As for [`arg_bytes`].
+pub(crate) unsafe fn arg_family(ptr: *const c_void, len: usize) -> Result<Bytes, hb_error> {
+    // SAFETY: forwarded from the caller.
+    let family = unsafe { arg_bytes(ptr, len, "family")? };
+    if family.is_empty() {
+        return Err(hb_error::invalid("the family must not be empty"));
+    }
+    Ok(Bytes::copy_from_slice(family))
+}
+
+/// A column argument (family and qualifier), both copied; the qualifier may be empty.
+///
+/// # Safety
+/// As for [`arg_bytes`], for each buffer.
+pub(crate) unsafe fn arg_column(
+    family: *const c_void,
+    family_len: usize,
+    qualifier: *const c_void,
+    qualifier_len: usize,
+) -> Result<(Bytes, Bytes), hb_error> {
+    // SAFETY: forwarded from the caller.
+    let (family, qualifier) = unsafe {
+        (
+            arg_family(family, family_len)?,
+            arg_bytes(qualifier, qualifier_len, "qualifier")?,
+        )
+    };
+    Ok((family, Bytes::copy_from_slice(qualifier)))
 }
 
 /// Reads a NUL-terminated UTF-8 text argument (names, keys, values of settings).

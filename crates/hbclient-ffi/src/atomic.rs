@@ -7,66 +7,69 @@ use std::ffi::c_void;
 
 use bytes::Bytes;
 
-use crate::argconv::{arg_bytes, arg_out, arg_ref};
+use crate::argconv::{arg_bytes, arg_column, arg_out, arg_ref, Out};
 use crate::connection::hb_table;
 use crate::error::{hb_error, hb_status};
 use crate::ops::{hb_delete, hb_put};
 use crate::runtime::block_on;
 
-/// The column a counter or a condition names: both parts copied, the family not empty.
-///
-/// # Safety
-/// Each buffer is NULL with length 0 or points to its length in bytes.
-unsafe fn column(
-    family: *const c_void,
-    family_len: usize,
-    qualifier: *const c_void,
-    qualifier_len: usize,
-) -> Result<(Bytes, Bytes), hb_error> {
-    // SAFETY: forwarded from the caller.
-    let (family, qualifier) = unsafe {
-        (
-            arg_bytes(family, family_len, "family")?,
-            arg_bytes(qualifier, qualifier_len, "qualifier")?,
-        )
-    };
-    if family.is_empty() {
-        return Err(hb_error::invalid("the family must not be empty"));
-    }
-    Ok((
-        Bytes::copy_from_slice(family),
-        Bytes::copy_from_slice(qualifier),
-    ))
+/// The check of a conditional write, with its table and output, parsed from an export's
+/// arguments: "`family:qualifier` of `row` holds `expected`", or "is absent" when
+/// `expected_len` is 0 (HBase treats an empty expected value as absence).
+struct Conditional<'a> {
+    table: &'a hb_table,
+    check: hbcore::CheckBuilder,
+    applied: Out<bool>,
 }
 
-/// The condition "`family:qualifier` holds `expected`", or "is absent" when `expected_len` is 0
-/// (HBase treats an empty expected value as absence).
-///
-/// # Safety
-/// As for [`column`]; `expected` is NULL with length 0 or points to `expected_len` bytes.
-#[allow(clippy::too_many_arguments)]
-unsafe fn condition(
-    row: Bytes,
-    family: *const c_void,
-    family_len: usize,
-    qualifier: *const c_void,
-    qualifier_len: usize,
-    expected: *const c_void,
-    expected_len: usize,
-) -> Result<hbcore::CheckBuilder, hb_error> {
-    // SAFETY: forwarded from the caller.
-    let ((family, qualifier), expected) = unsafe {
-        (
-            column(family, family_len, qualifier, qualifier_len)?,
-            arg_bytes(expected, expected_len, "expected")?,
-        )
-    };
-    let check = hbcore::CheckAndMutate::row(row);
-    Ok(if expected.is_empty() {
-        check.if_not_exists(family, qualifier)
-    } else {
-        check.if_equals(family, qualifier, Bytes::copy_from_slice(expected))
-    })
+impl Conditional<'_> {
+    /// # Safety
+    /// Handles are NULL or live; each buffer is NULL with length 0 or has its length in bytes;
+    /// `applied` is NULL or writable.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn parse<'a>(
+        table: *const hb_table,
+        row: &Bytes,
+        family: *const c_void,
+        family_len: usize,
+        qualifier: *const c_void,
+        qualifier_len: usize,
+        expected: *const c_void,
+        expected_len: usize,
+        applied: *mut bool,
+    ) -> Result<Conditional<'a>, hb_error> {
+        // SAFETY: forwarded from the caller.
+        let (table, (family, qualifier), expected, applied) = unsafe {
+            (
+                arg_ref(table, "table")?,
+                arg_column(family, family_len, qualifier, qualifier_len)?,
+                arg_bytes(expected, expected_len, "expected")?,
+                arg_out(applied, "applied")?,
+            )
+        };
+        let check = hbcore::CheckAndMutate::row(row.clone());
+        let check = if expected.is_empty() {
+            check.if_not_exists(family, qualifier)
+        } else {
+            check.if_equals(family, qualifier, Bytes::copy_from_slice(expected))
+        };
+        Ok(Conditional {
+            table,
+            check,
+            applied,
+        })
+    }
+
+    /// Sends the conditional write `then` makes of the check; writes whether it was applied.
+    fn run(
+        self,
+        then: impl FnOnce(hbcore::CheckBuilder) -> hbcore::Result<hbcore::CheckAndMutate>,
+    ) -> Result<(), hb_error> {
+        let cam = then(self.check)?;
+        self.applied
+            .write(block_on(self.table.table.check_and_mutate(cam))??);
+        Ok(())
+    }
 }
 
 /// Adds `delta` to the 8-byte big-endian counter at `family:qualifier` of `row` (a missing
@@ -92,7 +95,7 @@ pub unsafe extern "C" fn hb_table_increment(
             (
                 arg_ref(table, "table")?,
                 arg_bytes(row, row_len, "row")?,
-                column(family, family_len, qualifier, qualifier_len)?,
+                arg_column(family, family_len, qualifier, qualifier_len)?,
             )
         };
         if row.is_empty() {
@@ -138,29 +141,21 @@ pub unsafe extern "C" fn hb_table_check_and_put(
     ffi_status!(err, {
         // SAFETY: handles are NULL or live; buffers come with their lengths; `applied` is NULL
         // or writable.
-        let (table, put, applied) = unsafe {
-            (
-                arg_ref(table, "table")?,
-                arg_ref(put, "put")?,
-                arg_out(applied, "applied")?,
-            )
-        };
-        let put = put.value();
-        // SAFETY: as above.
-        let check = unsafe {
-            condition(
-                put.row().clone(),
+        unsafe {
+            let put = arg_ref(put, "put")?.value();
+            Conditional::parse(
+                table,
+                put.row(),
                 family,
                 family_len,
                 qualifier,
                 qualifier_len,
                 expected,
                 expected_len,
+                applied,
             )?
-        };
-        let cam = check.then_put(put)?;
-        applied.write(block_on(table.table.check_and_mutate(cam))??);
-        Ok(())
+            .run(|check| check.then_put(put))
+        }
     })
 }
 
@@ -182,28 +177,20 @@ pub unsafe extern "C" fn hb_table_check_and_delete(
 ) -> hb_status {
     ffi_status!(err, {
         // SAFETY: as in `hb_table_check_and_put`.
-        let (table, del, applied) = unsafe {
-            (
-                arg_ref(table, "table")?,
-                arg_ref(del, "del")?,
-                arg_out(applied, "applied")?,
-            )
-        };
-        let del = del.value();
-        // SAFETY: as above.
-        let check = unsafe {
-            condition(
-                del.row().clone(),
+        unsafe {
+            let del = arg_ref(del, "del")?.value();
+            Conditional::parse(
+                table,
+                del.row(),
                 family,
                 family_len,
                 qualifier,
                 qualifier_len,
                 expected,
                 expected_len,
+                applied,
             )?
-        };
-        let cam = check.then_delete(del)?;
-        applied.write(block_on(table.table.check_and_mutate(cam))??);
-        Ok(())
+            .run(|check| check.then_delete(del))
+        }
     })
 }

@@ -8,7 +8,7 @@
 use bytes::Bytes;
 use std::ffi::c_void;
 
-use crate::argconv::{arg_bytes, arg_mut, arg_out, into_raw, take};
+use crate::argconv::{arg_bytes, arg_column, arg_family, arg_mut, arg_out, into_raw, take};
 use crate::error::{hb_error, hb_status};
 
 /// `HConstants.LATEST_TIMESTAMP`: let the server pick the time.
@@ -104,24 +104,20 @@ pub unsafe extern "C" fn hb_put_add(
 ) -> hb_status {
     ffi_status!(std::ptr::null_mut(), {
         // SAFETY: buffers come with their lengths; `put` is NULL or a live builder.
-        let (put, family, qualifier, value) = unsafe {
+        let (put, (family, qualifier), value) = unsafe {
             (
                 arg_mut(put, "put")?,
-                arg_bytes(family, family_len, "family")?,
-                arg_bytes(qualifier, qualifier_len, "qualifier")?,
+                arg_column(family, family_len, qualifier, qualifier_len)?,
                 arg_bytes(value, value_len, "value")?,
             )
         };
-        if family.is_empty() {
-            return Err(hb_error::invalid("the family must not be empty"));
-        }
         if timestamp > HB_LATEST_TIMESTAMP {
             return Err(hb_error::invalid(
                 "timestamp is larger than HB_LATEST_TIMESTAMP",
             ));
         }
         update(&mut put.put, |p| {
-            p.add_at(copy(family), copy(qualifier), timestamp, copy(value))
+            p.add_at(family, qualifier, timestamp, copy(value))
         });
         Ok(())
     })
@@ -169,17 +165,13 @@ pub unsafe extern "C" fn hb_get_add_column(
 ) -> hb_status {
     ffi_status!(std::ptr::null_mut(), {
         // SAFETY: buffers come with their lengths; `get` is NULL or a live builder.
-        let (get, family, qualifier) = unsafe {
+        let (get, (family, qualifier)) = unsafe {
             (
                 arg_mut(get, "get")?,
-                arg_bytes(family, family_len, "family")?,
-                arg_bytes(qualifier, qualifier_len, "qualifier")?,
+                arg_column(family, family_len, qualifier, qualifier_len)?,
             )
         };
-        if family.is_empty() {
-            return Err(hb_error::invalid("the family must not be empty"));
-        }
-        update(&mut get.get, |g| g.column(copy(family), copy(qualifier)));
+        update(&mut get.get, |g| g.column(family, qualifier));
         Ok(())
     })
 }
@@ -193,16 +185,8 @@ pub unsafe extern "C" fn hb_get_add_family(
 ) -> hb_status {
     ffi_status!(std::ptr::null_mut(), {
         // SAFETY: buffers come with their lengths; `get` is NULL or a live builder.
-        let (get, family) = unsafe {
-            (
-                arg_mut(get, "get")?,
-                arg_bytes(family, family_len, "family")?,
-            )
-        };
-        if family.is_empty() {
-            return Err(hb_error::invalid("the family must not be empty"));
-        }
-        update(&mut get.get, |g| g.family(copy(family)));
+        let (get, family) = unsafe { (arg_mut(get, "get")?, arg_family(family, family_len)?) };
+        update(&mut get.get, |g| g.family(family));
         Ok(())
     })
 }
@@ -263,19 +247,13 @@ pub unsafe extern "C" fn hb_delete_add_column(
 ) -> hb_status {
     ffi_status!(std::ptr::null_mut(), {
         // SAFETY: buffers come with their lengths; `del` is NULL or a live builder.
-        let (del, family, qualifier) = unsafe {
+        let (del, (family, qualifier)) = unsafe {
             (
                 arg_mut(del, "del")?,
-                arg_bytes(family, family_len, "family")?,
-                arg_bytes(qualifier, qualifier_len, "qualifier")?,
+                arg_column(family, family_len, qualifier, qualifier_len)?,
             )
         };
-        if family.is_empty() {
-            return Err(hb_error::invalid("the family must not be empty"));
-        }
-        update(&mut del.delete, |d| {
-            d.all_versions(copy(family), copy(qualifier))
-        });
+        update(&mut del.delete, |d| d.all_versions(family, qualifier));
         Ok(())
     })
 }
@@ -293,16 +271,12 @@ pub unsafe extern "C" fn hb_delete_add_column_version(
 ) -> hb_status {
     ffi_status!(std::ptr::null_mut(), {
         // SAFETY: buffers come with their lengths; `del` is NULL or a live builder.
-        let (del, family, qualifier) = unsafe {
+        let (del, (family, qualifier)) = unsafe {
             (
                 arg_mut(del, "del")?,
-                arg_bytes(family, family_len, "family")?,
-                arg_bytes(qualifier, qualifier_len, "qualifier")?,
+                arg_column(family, family_len, qualifier, qualifier_len)?,
             )
         };
-        if family.is_empty() {
-            return Err(hb_error::invalid("the family must not be empty"));
-        }
         if timestamp > HB_LATEST_TIMESTAMP {
             return Err(hb_error::invalid(
                 "timestamp is larger than HB_LATEST_TIMESTAMP",
@@ -310,9 +284,9 @@ pub unsafe extern "C" fn hb_delete_add_column_version(
         }
         update(&mut del.delete, |d| {
             if timestamp == HB_LATEST_TIMESTAMP {
-                d.latest_version(copy(family), copy(qualifier))
+                d.latest_version(family, qualifier)
             } else {
-                d.version(copy(family), copy(qualifier), timestamp)
+                d.version(family, qualifier, timestamp)
             }
         });
         Ok(())
@@ -328,16 +302,8 @@ pub unsafe extern "C" fn hb_delete_add_family(
 ) -> hb_status {
     ffi_status!(std::ptr::null_mut(), {
         // SAFETY: buffers come with their lengths; `del` is NULL or a live builder.
-        let (del, family) = unsafe {
-            (
-                arg_mut(del, "del")?,
-                arg_bytes(family, family_len, "family")?,
-            )
-        };
-        if family.is_empty() {
-            return Err(hb_error::invalid("the family must not be empty"));
-        }
-        update(&mut del.delete, |d| d.family(copy(family)));
+        let (del, family) = unsafe { (arg_mut(del, "del")?, arg_family(family, family_len)?) };
+        update(&mut del.delete, |d| d.family(family));
         Ok(())
     })
 }

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use bytes::Bytes;
 use futures::StreamExt;
 
-use crate::argconv::{arg_bytes, arg_mut, arg_out, arg_ref, into_raw, take};
+use crate::argconv::{arg_bytes, arg_family, arg_mut, arg_out, arg_ref, into_raw, take};
 use crate::connection::hb_table;
 use crate::error::{hb_error, hb_status};
 use crate::result::hb_result;
@@ -89,16 +89,7 @@ pub unsafe extern "C" fn hb_scan_add_family(
 ) -> hb_status {
     ffi_status!(std::ptr::null_mut(), {
         // SAFETY: `scan` is NULL or live; `family` has `family_len` bytes.
-        let (scan, family) = unsafe {
-            (
-                arg_mut(scan, "scan")?,
-                arg_bytes(family, family_len, "family")?,
-            )
-        };
-        if family.is_empty() {
-            return Err(hb_error::invalid("the family must not be empty"));
-        }
-        let family = Bytes::copy_from_slice(family);
+        let (scan, family) = unsafe { (arg_mut(scan, "scan")?, arg_family(family, family_len)?) };
         update(scan, |s| s.family(family));
         Ok(())
     })
