@@ -463,26 +463,12 @@ class Table {
   /// returns whether it was written. Check and write are one atomic step on the server.
   bool check_and_put(std::string_view family, std::string_view qualifier,
                      std::optional<std::string_view> expected, const Put& p) const {
-    bool applied = false;
-    hb_error* err = nullptr;
-    std::string_view want = expected.value_or(std::string_view());
-    hb_status st = hb_table_check_and_put(handle_.get(), family.data(), family.size(),
-                                          qualifier.data(), qualifier.size(), want.data(),
-                                          want.size(), p.get(), &applied, &err);
-    detail::check(st, err);
-    return applied;
+    return conditional(hb_table_check_and_put, family, qualifier, expected, p.get());
   }
   /// Deletes d only if family:qualifier of its row equals *expected (std::nullopt: is absent).
   bool check_and_remove(std::string_view family, std::string_view qualifier,
                         std::optional<std::string_view> expected, const Delete& d) const {
-    bool applied = false;
-    hb_error* err = nullptr;
-    std::string_view want = expected.value_or(std::string_view());
-    hb_status st = hb_table_check_and_delete(handle_.get(), family.data(), family.size(),
-                                             qualifier.data(), qualifier.size(), want.data(),
-                                             want.size(), d.get(), &applied, &err);
-    detail::check(st, err);
-    return applied;
+    return conditional(hb_table_check_and_delete, family, qualifier, expected, d.get());
   }
   BatchResult batch(const Batch& b) const {
     hb_batch_result* r = nullptr;
@@ -509,6 +495,21 @@ class Table {
   const hb_table* get() const noexcept { return handle_.get(); }
 
  private:
+  /// The shared body of check_and_put / check_and_remove: `op` is the C export.
+  template <class Mutation>
+  bool conditional(hb_status (*op)(const hb_table*, const void*, size_t, const void*, size_t,
+                                   const void*, size_t, const Mutation*, bool*, hb_error**),
+                   std::string_view family, std::string_view qualifier,
+                   std::optional<std::string_view> expected, const Mutation* m) const {
+    bool applied = false;
+    hb_error* err = nullptr;
+    std::string_view want = expected.value_or(std::string_view());
+    hb_status st = op(handle_.get(), family.data(), family.size(), qualifier.data(),
+                      qualifier.size(), want.data(), want.size(), m, &applied, &err);
+    detail::check(st, err);
+    return applied;
+  }
+
   detail::Handle<hb_table, hb_table_free> handle_;
 };
 
