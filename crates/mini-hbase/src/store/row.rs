@@ -26,6 +26,31 @@ pub(crate) const EXTRA_VERSIONS: usize = 64;
 struct Versions(Vec<(u64, Bytes)>);
 
 impl Versions {
+    /// Newest first.
+    #[cfg(test)]
+    fn iter(&self) -> impl Iterator<Item = (u64, &Bytes)> {
+        self.0.iter().map(|(ts, value)| (*ts, value))
+    }
+
+    /// The versions older than `to` (exclusive), newest first.
+    fn below(&self, to: u64) -> impl Iterator<Item = (u64, &Bytes)> {
+        let from = self.0.partition_point(|(t, _)| *t >= to);
+        self.0[from..].iter().map(|(ts, value)| (*ts, value))
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Keeps the newest `n` versions.
+    fn keep_newest(&mut self, n: usize) {
+        self.0.truncate(n);
+    }
+
     /// Index of the first version at or older than `ts`.
     fn at_or_below(&self, ts: u64) -> usize {
         self.0.partition_point(|(t, _)| *t > ts)
@@ -73,22 +98,21 @@ impl Column {
     /// Put versions, newest first.
     #[cfg(test)]
     pub(crate) fn versions(&self) -> impl Iterator<Item = (u64, &Bytes)> {
-        self.puts.0.iter().map(|(ts, value)| (*ts, value))
+        self.puts.iter()
     }
 
     /// Put versions older than `to` (exclusive), newest first.
     pub(crate) fn versions_below(&self, to: u64) -> impl Iterator<Item = (u64, &Bytes)> {
-        let from = self.puts.0.partition_point(|(t, _)| *t >= to);
-        self.puts.0[from..].iter().map(|(ts, value)| (*ts, value))
+        self.puts.below(to)
     }
 
     /// True if the column holds at least one put.
     pub(crate) fn has_puts(&self) -> bool {
-        !self.puts.0.is_empty()
+        !self.puts.is_empty()
     }
 
     fn is_empty(&self) -> bool {
-        self.puts.0.is_empty() && self.delete_column.is_none() && self.delete_versions.is_empty()
+        self.puts.is_empty() && self.delete_column.is_none() && self.delete_versions.is_empty()
     }
 
     fn masks(&self, ts: u64) -> bool {
@@ -102,14 +126,14 @@ impl Column {
             return;
         }
         self.puts.insert(ts, value);
-        if self.puts.0.len() > max_versions + EXTRA_VERSIONS {
+        if self.puts.len() > max_versions + EXTRA_VERSIONS {
             self.flush(max_versions);
         }
     }
 
     /// What a memstore flush does to the column: keep the newest `max_versions` puts.
     fn flush(&mut self, max_versions: usize) {
-        self.puts.0.truncate(max_versions);
+        self.puts.keep_newest(max_versions);
     }
 
     /// What a major compaction does to the column: flush, drop expired puts and every marker.
@@ -355,7 +379,7 @@ mod tests {
         for ts in 1..=(2 + EXTRA_VERSIONS as u64) {
             c.put(ts, v("x"), 2);
         }
-        assert_eq!(c.puts.0.len(), 2 + EXTRA_VERSIONS);
+        assert_eq!(c.puts.len(), 2 + EXTRA_VERSIONS);
         c.put(1000, v("y"), 2);
         assert_eq!(ts_list(&c), vec![1000, 2 + EXTRA_VERSIONS as u64]);
     }
