@@ -54,32 +54,47 @@ impl Plan {
             .map(|rate| started + Duration::from_secs_f64(i as f64 / rate))
     }
 
-    /// Waits until operation `i` is due (async callers); returns when its latency clock starts.
-    pub(crate) async fn start_async(&self, started: Instant, i: u64) -> Instant {
+    /// When operation `i`'s latency clock starts: now (unpaced), at `due` when the operation is
+    /// already late (the wait since then counts against it), or — when it is early — once a
+    /// wait until `due` is over, at the actual start: timers fire late (tokio's by up to ~1 ms),
+    /// and that lateness is the harness's, not the system's.
+    fn start(&self, started: Instant, i: u64) -> Start {
         match self.due(started, i) {
-            // Behind schedule: the wait since `due` is part of the operation's latency.
-            Some(due) if due <= Instant::now() => due,
-            // Ahead: start when due. Tokio's timer fires up to ~1 ms late; that lateness is the
-            // harness's, not the system's, so the clock starts at the actual start.
-            Some(due) => {
-                tokio::time::sleep_until(due.into()).await;
-                Instant::now()
-            }
-            None => Instant::now(),
+            Some(due) if due <= Instant::now() => Start::At(due),
+            Some(due) => Start::After(due),
+            None => Start::At(Instant::now()),
         }
     }
 
-    /// [`Plan::start_async`] for caller threads.
+    /// [`Plan::start`] for async callers: waits if early, returns when the clock starts.
+    pub(crate) async fn start_async(&self, started: Instant, i: u64) -> Instant {
+        match self.start(started, i) {
+            Start::At(at) => at,
+            Start::After(due) => {
+                tokio::time::sleep_until(due.into()).await;
+                Instant::now()
+            }
+        }
+    }
+
+    /// [`Plan::start`] for caller threads.
     pub(crate) fn start_blocking(&self, started: Instant, i: u64) -> Instant {
-        match self.due(started, i) {
-            Some(due) if due <= Instant::now() => due,
-            Some(due) => {
+        match self.start(started, i) {
+            Start::At(at) => at,
+            Start::After(due) => {
                 std::thread::sleep(due.saturating_duration_since(Instant::now()));
                 Instant::now()
             }
-            None => Instant::now(),
         }
     }
+}
+
+/// See [`Plan::start`].
+enum Start {
+    /// The clock starts at this instant; no wait.
+    At(Instant),
+    /// Wait until this instant, then start the clock.
+    After(Instant),
 }
 
 /// Counters all workers of a phase share.

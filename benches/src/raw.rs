@@ -204,7 +204,8 @@ pub(crate) async fn run(
 
     let phase = Phase::start(plan, "raw-limit", show_progress);
     let mut rec = phase.recorder();
-    let mut out = BytesMut::with_capacity(256 * slots);
+    let largest = templates.iter().map(|t| t.frame.len()).max().unwrap_or(0);
+    let mut out = BytesMut::with_capacity(largest * slots);
     let mut outstanding = 0usize;
     for (slot, at) in sent_at.iter_mut().enumerate() {
         if phase.shared.claim(&phase.plan, phase.started).is_none() {
@@ -360,8 +361,8 @@ pub(crate) async fn meta_server_via_zk(quorum: &str) -> BenchResult<String> {
     Ok(server_addr(&meta.server))
 }
 
-/// Region name and `host:port` of the server of `row`: one reversed scan of hbase:meta on
-/// `meta_server`, as a client's region lookup does.
+/// The region holding `row` (name, key range, `host:port` of its server): one reversed scan of
+/// hbase:meta on `meta_server`, as a client's region lookup does.
 pub(crate) async fn locate(meta_server: &str, table: &str, row: &[u8]) -> BenchResult<Located> {
     use hbclient_proto::meta;
     let name = meta::TableName::parse(table).map_err(ctx("table name"))?;

@@ -233,8 +233,8 @@ impl Target {
         Ok(())
     }
 
-    /// Region name and `host:port` of the server holding `row`, read from hbase:meta with
-    /// plain RPCs (for raw-limit, which bypasses the client).
+    /// The region holding `row` (name, key range, server), read from hbase:meta with plain
+    /// RPCs (for raw-limit, which bypasses the client).
     pub(crate) fn locate_row(&self, table: &str, row: &[u8]) -> BenchResult<crate::raw::Located> {
         self.client_rt.block_on(async {
             let meta_server = match (&self.spec, &self.cluster) {

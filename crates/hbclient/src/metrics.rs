@@ -101,7 +101,7 @@ impl Metrics {
         self.in_flight.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn rpc_finished(&self, took: Duration, _cell_bytes: u64) {
+    pub(crate) fn rpc_finished(&self, took: Duration) {
         self.in_flight.fetch_sub(1, Ordering::Relaxed);
         let micros = took.as_micros().max(1) as u64;
         let bucket = (64 - micros.leading_zeros() as usize).min(BUCKETS - 1);

@@ -279,7 +279,7 @@ struct CancelGuard<'a> {
 
 impl Drop for CancelGuard<'_> {
     fn drop(&mut self) {
-        self.metrics.rpc_finished(self.started.elapsed(), 0);
+        self.metrics.rpc_finished(self.started.elapsed());
         if self.armed {
             self.state.pending().remove(&self.id);
         }
