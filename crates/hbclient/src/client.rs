@@ -264,7 +264,7 @@ impl Connection {
     /// cluster id (so a wrong address fails here, not on the first operation).
     pub async fn connect(config: Config) -> Result<Connection> {
         let metrics = Arc::new(Metrics::default());
-        let pool = RpcPool::new(config.clone(), metrics.clone());
+        let pool = RpcPool::new(config.clone(), metrics.clone())?;
         let registry = Registry::new(&config)?;
         let deadline = Deadline::after(
             config

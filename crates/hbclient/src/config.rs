@@ -10,9 +10,11 @@
 //! assert_eq!(config.retries(), 5);
 //! ```
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::tls::{StoreFile, TlsSettings};
 
 /// How the client finds hbase:meta and the master.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +53,41 @@ pub struct Config {
     pub(crate) write_buffer_periodic_flush: Option<Duration>,
     pub(crate) write_buffer_max_in_flight: usize,
     pub(crate) keyvalue_maxsize: usize,
+    pub(crate) tls: TlsSettings,
+    pub(crate) auth: AuthSettings,
+}
+
+/// How the client proves who it is (`hbase.security.authentication` and the Kerberos keys).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AuthSettings {
+    /// `hbase.security.authentication=kerberos` (or Hadoop's key of the same meaning).
+    pub(crate) kerberos: bool,
+    /// `hbase.rpc.protection`: the levels the client accepts, in order of preference.
+    pub(crate) protection: Vec<String>,
+    /// `hbase.master.kerberos.principal`, e.g. `hbase/_HOST@EXAMPLE.COM`.
+    pub(crate) master_principal: Option<String>,
+    /// `hbase.regionserver.kerberos.principal`.
+    pub(crate) regionserver_principal: Option<String>,
+    /// `hbase.client.keytab.file`.
+    pub(crate) keytab: Option<PathBuf>,
+    /// `hbase.client.keytab.principal`.
+    pub(crate) keytab_principal: Option<String>,
+    /// `hbase.ipc.client.fallback-to-simple-auth-allowed`.
+    pub(crate) fallback_to_simple: bool,
+}
+
+impl Default for AuthSettings {
+    fn default() -> Self {
+        AuthSettings {
+            kerberos: false,
+            protection: vec!["authentication".into()],
+            master_principal: None,
+            regionserver_principal: None,
+            keytab: None,
+            keytab_principal: None,
+            fallback_to_simple: false,
+        }
+    }
 }
 
 impl Default for Config {
@@ -75,6 +112,8 @@ impl Default for Config {
             write_buffer_periodic_flush: None,
             write_buffer_max_in_flight: 8 * 2 * 1024 * 1024,
             keyvalue_maxsize: 10 * 1024 * 1024,
+            tls: TlsSettings::default(),
+            auth: AuthSettings::default(),
         }
     }
 }
@@ -141,6 +180,16 @@ impl Config {
     pub fn pool_size(&self) -> usize {
         self.pool_size
     }
+
+    /// `hbase.client.netty.tls.enabled`: every connection runs over TLS.
+    pub fn tls_enabled(&self) -> bool {
+        self.tls.enabled
+    }
+
+    /// `hbase.security.authentication=kerberos`: connections authenticate with SASL GSSAPI.
+    pub fn kerberos_enabled(&self) -> bool {
+        self.auth.kerberos
+    }
 }
 
 /// Builds a [`Config`]; see [`ConfigBuilder::set`] for the HBase keys it understands.
@@ -156,6 +205,56 @@ pub struct ConfigBuilder {
 
 fn millis(key: &str, value: &str) -> Result<Duration> {
     Ok(Duration::from_millis(number(key, value)?))
+}
+
+fn boolean(key: &str, value: &str) -> Result<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(Error::invalid(format!(
+            "{key}: {value:?} is not true or false"
+        ))),
+    }
+}
+
+/// `hbase.security.authentication` / `hadoop.security.authentication`: true for Kerberos.
+fn authentication(key: &str, value: &str) -> Result<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "kerberos" => Ok(true),
+        "simple" | "" => Ok(false),
+        other => Err(Error::invalid(format!(
+            "{key}: {other:?} is not supported (simple or kerberos)"
+        ))),
+    }
+}
+
+/// `hbase.rpc.protection`: a comma list of authentication, integrity, privacy.
+fn protection(key: &str, value: &str) -> Result<Vec<String>> {
+    let levels: Vec<String> = value
+        .split(',')
+        .map(|l| l.trim().to_ascii_lowercase())
+        .filter(|l| !l.is_empty())
+        .collect();
+    if levels.is_empty() {
+        return Err(Error::invalid(format!("{key}: no protection level given")));
+    }
+    for level in &levels {
+        if !matches!(level.as_str(), "authentication" | "integrity" | "privacy") {
+            return Err(Error::invalid(format!(
+                "{key}: {level:?} is not authentication, integrity or privacy"
+            )));
+        }
+    }
+    Ok(levels)
+}
+
+fn optional(value: &str) -> Option<String> {
+    let v = value.trim();
+    (!v.is_empty()).then(|| v.to_string())
+}
+
+fn store<'a>(slot: &'a mut Option<StoreFile>) -> &'a mut StoreFile {
+    slot.get_or_insert_with(StoreFile::default)
 }
 
 fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
@@ -220,6 +319,59 @@ impl ConfigBuilder {
                 c.keyvalue_maxsize = if max <= 0 { 0 } else { max as usize };
             }
             "hbase.client.user" => c.user = value.to_string(),
+            "hbase.client.netty.tls.enabled" => c.tls.enabled = boolean(key, value)?,
+            "hbase.client.netty.tls.verify.server.hostname" => {
+                c.tls.verify_hostname = boolean(key, value)?
+            }
+            "hbase.client.netty.tls.handshaketimeout" => {
+                c.tls.handshake_timeout = millis(key, value)?
+            }
+            "hbase.rpc.tls.protocol" => c.tls.protocol = optional(value),
+            "hbase.rpc.tls.enabledProtocols" => c.tls.enabled_protocols = optional(value),
+            "hbase.rpc.tls.ciphersuites" => c.tls.ciphersuites = optional(value),
+            "hbase.rpc.tls.truststore.location" => {
+                store(&mut c.tls.truststore).location = value.trim().into()
+            }
+            "hbase.rpc.tls.truststore.type" => store(&mut c.tls.truststore).kind = optional(value),
+            "hbase.rpc.tls.truststore.password" => {
+                store(&mut c.tls.truststore).password = optional(value)
+            }
+            "hbase.rpc.tls.keystore.location" => {
+                store(&mut c.tls.keystore).location = value.trim().into()
+            }
+            "hbase.rpc.tls.keystore.type" => store(&mut c.tls.keystore).kind = optional(value),
+            "hbase.rpc.tls.keystore.password" => {
+                store(&mut c.tls.keystore).password = optional(value)
+            }
+            "hbase.security.authentication" | "hadoop.security.authentication" => {
+                c.auth.kerberos = authentication(key, value)?
+            }
+            "hbase.rpc.protection" | "hadoop.rpc.protection" => {
+                c.auth.protection = protection(key, value)?
+            }
+            "hbase.master.kerberos.principal" => c.auth.master_principal = optional(value),
+            "hbase.regionserver.kerberos.principal" => {
+                c.auth.regionserver_principal = optional(value)
+            }
+            "hbase.client.keytab.file" => c.auth.keytab = optional(value).map(PathBuf::from),
+            "hbase.client.keytab.principal" | "hbase.client.kerberos.principal" => {
+                c.auth.keytab_principal = optional(value)
+            }
+            "hbase.ipc.client.fallback-to-simple-auth-allowed" => {
+                c.auth.fallback_to_simple = boolean(key, value)?
+            }
+            // Only the host name as given is used for `_HOST` (no reverse DNS either way).
+            "hbase.unsafe.client.kerberos.hostname.disable.reversedns" => {
+                boolean(key, value)?;
+            }
+            "hbase.rpc.crypto.encryption.aes.enabled" => {
+                if boolean(key, value)? {
+                    tracing::warn!(
+                        "hbase.rpc.crypto.encryption.aes.enabled is not supported by hbclient; \
+                         the SASL privacy layer (hbase.rpc.protection=privacy) encrypts instead"
+                    );
+                }
+            }
             _ => return Err(Error::invalid(format!("unknown configuration key {key:?}"))),
         }
         Ok(self)

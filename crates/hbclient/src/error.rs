@@ -31,6 +31,9 @@ pub enum ErrorKind {
     Closed,
     /// A blocking call was made from inside an async runtime.
     BlockingInAsync,
+    /// Who we are could not be proven or was refused: Kerberos credentials, SASL negotiation,
+    /// certificates, or the server's `AccessDeniedException`. Not retried.
+    Authentication,
 }
 
 /// An exception reported by an HBase server.
@@ -70,6 +73,8 @@ const NEVER_RETRY: &[&str] = &[
     "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException",
     "org.apache.hadoop.hbase.exceptions.FailedSanityCheckException",
     "org.apache.hadoop.hbase.security.AccessDeniedException",
+    "org.apache.hadoop.security.AccessControlException",
+    "javax.security.sasl.SaslException",
     "org.apache.hadoop.hbase.UnknownScannerException",
     "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException",
     "org.apache.hadoop.hbase.ipc.FatalConnectionException",
@@ -134,6 +139,9 @@ impl Error {
             "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException" => {
                 ErrorKind::NoSuchColumnFamily
             }
+            "org.apache.hadoop.hbase.security.AccessDeniedException"
+            | "org.apache.hadoop.security.AccessControlException"
+            | "javax.security.sasl.SaslException" => ErrorKind::Authentication,
             _ => ErrorKind::Remote,
         };
         Error {

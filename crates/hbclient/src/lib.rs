@@ -35,6 +35,7 @@ mod mutator;
 mod retry;
 mod rpc;
 mod table;
+mod tls;
 
 pub use admin::{Admin, FamilyDescriptor, TableDescriptor};
 pub use client::Connection;

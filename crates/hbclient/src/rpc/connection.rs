@@ -12,19 +12,18 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 use hbclient_proto::frame::{self, ResponseFrame, CONNECTION_CALL_ID};
 use hbclient_proto::pb;
 use prost::Message;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::error::{Error, ErrorKind, RemoteError, Result};
 use crate::metrics::Metrics;
+use crate::rpc::transport::{Layers, ReadHalf, WriteHalf};
 use crate::rpc::Service;
 
 /// Frames queued for the writer before callers wait (backpressure instead of unbounded memory).
@@ -50,7 +49,8 @@ pub(crate) struct ConnectSpec {
     pub(crate) addr: String,
     pub(crate) service: Service,
     pub(crate) user: String,
-    pub(crate) connect_timeout: Duration,
+    /// TCP, TLS and authentication settings shared by the client's connections.
+    pub(crate) layers: Arc<Layers>,
 }
 
 type Reply = oneshot::Sender<Result<ResponseFrame>>;
@@ -140,26 +140,16 @@ fn connection_header(spec: &ConnectSpec) -> pb::ConnectionHeader {
 }
 
 impl RpcConnection {
-    /// Opens a connection: TCP with NODELAY, then preamble and header in one write. With SIMPLE
-    /// authentication the server answers nothing, so calls can follow at once.
+    /// Opens a connection (TCP, TLS and the handshake: see [`Layers::open`]) and starts its
+    /// writer and reader.
     pub(crate) async fn connect(
         spec: ConnectSpec,
         metrics: Arc<Metrics>,
     ) -> Result<Arc<RpcConnection>> {
-        let stream = tokio::time::timeout(spec.connect_timeout, TcpStream::connect(&spec.addr))
-            .await
-            .map_err(|_| Error::timeout(format!("connecting to {} timed out", spec.addr)))?
-            .map_err(|e| Error::connection(format!("cannot connect to {}: {e}", spec.addr)))?;
-        let _ = stream.set_nodelay(true);
-        let (reader, mut writer) = stream.into_split();
-        let header = frame::encode_connection_header(&connection_header(&spec));
-        let mut hello = BytesMut::with_capacity(6 + header.len());
-        hello.put_slice(&frame::SIMPLE_PREAMBLE);
-        hello.put_slice(&header);
-        writer
-            .write_all(&hello)
-            .await
-            .map_err(|e| Error::connection(format!("handshake with {} failed: {e}", spec.addr)))?;
+        let (reader, writer) = spec
+            .layers
+            .open(&spec.addr, connection_header(&spec))
+            .await?;
         let state = Arc::new(State {
             pending: Mutex::new(HashMap::new()),
             failure: OnceLock::new(),
@@ -313,7 +303,7 @@ pub(crate) fn remote_error(e: &pb::ExceptionResponse) -> RemoteError {
 /// Writes queued frames: registers each pending call, drains everything already queued, and
 /// writes the batch with vectored writes (frames are not copied).
 async fn write_loop(
-    mut writer: OwnedWriteHalf,
+    mut writer: WriteHalf,
     mut rx: mpsc::Receiver<Outgoing>,
     state: Arc<State>,
     metrics: Arc<Metrics>,
@@ -361,7 +351,11 @@ async fn write_loop(
             }
         }
         metrics.writes.fetch_add(1, Ordering::Relaxed);
-        if let Err(e) = write_all_vectored(&mut writer, &mut frames).await {
+        let written = match write_all_vectored(&mut writer, &mut frames).await {
+            Ok(()) => writer.flush().await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = written {
             state.fail(Error::connection(format!("write to {addr} failed: {e}")));
             break;
         }
@@ -371,7 +365,7 @@ async fn write_loop(
 
 /// Writes every frame, in order, using as few syscalls as the kernel allows.
 async fn write_all_vectored(
-    writer: &mut OwnedWriteHalf,
+    writer: &mut WriteHalf,
     frames: &mut Vec<Bytes>,
 ) -> std::io::Result<()> {
     let mut first = 0;
@@ -399,12 +393,7 @@ async fn write_all_vectored(
 }
 
 /// Reads answers and completes their calls; sweeps expired entries; on any failure fails all.
-async fn read_loop(
-    mut reader: OwnedReadHalf,
-    state: Arc<State>,
-    metrics: Arc<Metrics>,
-    addr: String,
-) {
+async fn read_loop(mut reader: ReadHalf, state: Arc<State>, metrics: Arc<Metrics>, addr: String) {
     let mut buf = BytesMut::with_capacity(64 * 1024);
     let mut sweep = tokio::time::interval(SWEEP_EVERY);
     let error = loop {

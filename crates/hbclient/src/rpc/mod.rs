@@ -3,6 +3,7 @@
 
 mod connection;
 mod pool;
+pub(crate) mod transport;
 
 pub(crate) use pool::RpcPool;
 

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use prost::Message;
 
 use super::connection::{CallIds, ConnectSpec, RpcConnection};
+use super::transport::Layers;
 use super::Service;
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
@@ -29,6 +30,7 @@ struct Slot {
 /// Every connection of one client.
 pub(crate) struct RpcPool {
     config: Config,
+    layers: Arc<Layers>,
     ids: CallIds,
     pub(crate) metrics: Arc<Metrics>,
     /// By service, then by `host:port` (looked up with a borrowed `&str`: no allocation per call).
@@ -46,14 +48,16 @@ impl std::fmt::Debug for RpcPool {
 }
 
 impl RpcPool {
-    pub(crate) fn new(config: Config, metrics: Arc<Metrics>) -> RpcPool {
-        RpcPool {
+    /// Fails when the security settings are unusable (unreadable key material, bad names).
+    pub(crate) fn new(config: Config, metrics: Arc<Metrics>) -> Result<RpcPool> {
+        Ok(RpcPool {
+            layers: Layers::new(&config)?,
             config,
             ids: CallIds::default(),
             metrics,
             slots: RwLock::new(HashMap::new()),
             closed: AtomicBool::new(false),
-        }
+        })
     }
 
     fn slot(&self, addr: &str, service: Service) -> Arc<Slot> {
@@ -104,7 +108,7 @@ impl RpcPool {
             addr: addr.to_string(),
             service,
             user: self.config.user.clone(),
-            connect_timeout: self.config.connect_timeout,
+            layers: self.layers.clone(),
         };
         let conn = RpcConnection::connect(spec, self.metrics.clone()).await?;
         *entry.live.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn.clone());
