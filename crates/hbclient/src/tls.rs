@@ -230,7 +230,7 @@ fn provider(settings: &TlsSettings) -> Result<rustls::crypto::CryptoProvider> {
             match provider
                 .cipher_suites
                 .iter()
-                .find(|s| s.suite().as_str() == Some(name))
+                .find(|s| s.suite().as_str().map(iana_name).as_deref() == Some(name))
             {
                 Some(suite) => chosen.push(*suite),
                 None => tracing::debug!(suite = name, "TLS cipher suite not supported; skipped"),
@@ -242,7 +242,7 @@ fn provider(settings: &TlsSettings) -> Result<rustls::crypto::CryptoProvider> {
                 provider
                     .cipher_suites
                     .iter()
-                    .filter_map(|s| s.suite().as_str())
+                    .filter_map(|s| s.suite().as_str().map(iana_name))
                     .collect::<Vec<_>>()
                     .join(", ")
             )));
@@ -250,6 +250,14 @@ fn provider(settings: &TlsSettings) -> Result<rustls::crypto::CryptoProvider> {
         provider.cipher_suites = chosen;
     }
     Ok(provider)
+}
+
+/// A suite's IANA name, as Java spells it (rustls calls the TLS 1.3 ones `TLS13_...`).
+fn iana_name(rustls_name: &str) -> String {
+    match rustls_name.strip_prefix("TLS13_") {
+        Some(rest) => format!("TLS_{rest}"),
+        None => rustls_name.to_string(),
+    }
 }
 
 /// TLS versions from `hbase.rpc.tls.enabledProtocols`, else `hbase.rpc.tls.protocol`, else 1.2
