@@ -1,12 +1,15 @@
 //! Quickstart: create a table, put, get, batch and scan.
 //!
 //! By default it starts an embedded mini-hbase in this process. To use a real cluster, set
-//! `HBASE_ZOOKEEPER=host:port` (ZooKeeper discovery) or `HBASE_BOOTSTRAP=host:port`
-//! (ZooKeeper-free discovery through a master or region server).
+//! `HBASE_CONF_DIR` to a directory with the cluster's `hbase-site.xml` (as Java clients do:
+//! discovery, Kerberos, TLS), or `HBASE_ZOOKEEPER=host:port` (ZooKeeper discovery) or
+//! `HBASE_BOOTSTRAP=host:port` (ZooKeeper-free discovery through a master or region server);
+//! these two override the discovery of `HBASE_CONF_DIR`.
 //!
 //! ```sh
 //! cargo run --example quickstart
 //! HBASE_ZOOKEEPER=127.0.0.1:2181 cargo run --example quickstart
+//! HBASE_CONF_DIR=/etc/hbase/conf cargo run --example quickstart
 //! ```
 
 use futures::TryStreamExt;
@@ -17,12 +20,24 @@ use hbclient::{
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 1. Find a cluster: a real one if configured, else an embedded mini-hbase.
+    let conf_dir = std::env::var("HBASE_CONF_DIR")
+        .ok()
+        .filter(|d| !d.is_empty());
+    let site = match &conf_dir {
+        Some(dir) => {
+            println!("reading the client configuration in {dir}");
+            Config::builder().load_conf_dir(dir)?
+        }
+        None => Config::builder(),
+    };
     let (config, _embedded) = if let Ok(zk) = std::env::var("HBASE_ZOOKEEPER") {
         println!("using ZooKeeper at {zk}");
-        (Config::zookeeper(&zk), None)
+        (site.zookeeper(&zk).build(), None)
     } else if let Ok(servers) = std::env::var("HBASE_BOOTSTRAP") {
         println!("using bootstrap servers {servers}");
-        (Config::bootstrap(&servers), None)
+        (site.bootstrap(&servers).build(), None)
+    } else if conf_dir.is_some() {
+        (site.build(), None)
     } else {
         let cluster = mini_hbase::MiniCluster::start(mini_hbase::ClusterConfig::default()).await?;
         println!(

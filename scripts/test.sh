@@ -17,5 +17,8 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 echo "== cargo test --workspace"
 cargo test --workspace
 
+echo "== integration suite again, every connection over TLS (mini-hbase TLS-only, test CA)"
+HBCLIENT_TEST_MINI_TLS=1 cargo test -p hbclient --test suite
+
 echo "== libhbclient: C and C++ tests and examples"
 bash scripts/ffi-test.sh

@@ -788,7 +788,7 @@ impl Client {
             Mode::RawLimit => Client::None,
             Mode::Async | Mode::Buffered => Client::Async(session.target.connect(pool)?),
             Mode::Blocking => Client::Blocking(
-                hbclient::blocking::Connection::connect(session.target.config(pool))
+                hbclient::blocking::Connection::connect(session.target.config(pool)?)
                     .map_err(ctx("cannot connect"))?,
             ),
         })

@@ -132,10 +132,20 @@ impl Target {
         })
     }
 
-    /// A client configuration for this target with `pool_size` connections per server.
-    pub(crate) fn config(&self, pool_size: usize) -> Config {
-        let builder = Config::builder().pool_size(pool_size);
-        match (&self.spec, &self.cluster) {
+    /// A client configuration for this target with `pool_size` connections per server. For a
+    /// real cluster it starts from `$HBASE_CONF_DIR` when set (Kerberos, TLS and other client
+    /// settings, as Java tools read them); the target still decides discovery.
+    pub(crate) fn config(&self, pool_size: usize) -> BenchResult<Config> {
+        let site = match (&self.spec, std::env::var("HBASE_CONF_DIR")) {
+            (TargetSpec::Zk(_) | TargetSpec::Rpc(_), Ok(dir)) if !dir.is_empty() => {
+                Config::builder()
+                    .load_conf_dir(&dir)
+                    .map_err(ctx("HBASE_CONF_DIR"))?
+            }
+            _ => Config::builder(),
+        };
+        let builder = site.pool_size(pool_size);
+        Ok(match (&self.spec, &self.cluster) {
             (TargetSpec::Zk(q), _) => builder.zookeeper(q).build(),
             (TargetSpec::Rpc(a), _) => builder.bootstrap(a).build(),
             (TargetSpec::Mini { .. }, cluster) => {
@@ -144,12 +154,12 @@ impl Target {
                     .bootstrap(master.as_deref().unwrap_or_default())
                     .build()
             }
-        }
+        })
     }
 
     /// Connects an async client.
     pub(crate) fn connect(&self, pool_size: usize) -> BenchResult<Connection> {
-        let config = self.config(pool_size);
+        let config = self.config(pool_size)?;
         self.client_rt
             .block_on(Connection::connect(config))
             .map_err(ctx("cannot connect"))

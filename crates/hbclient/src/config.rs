@@ -10,7 +10,7 @@
 //! assert_eq!(config.retries(), 5);
 //! ```
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
@@ -128,6 +128,21 @@ impl Config {
             bootstrap: None,
             client_port: None,
             znode_parent: None,
+        }
+    }
+
+    /// The configuration a Java client would use from this directory: `core-site.xml`, then
+    /// `hbase-site.xml` (which wins), over HBase's defaults. Keys hbclient does not use are
+    /// skipped (logged at debug level); a bad value of a key it uses is an error naming the file.
+    pub fn from_conf_dir(dir: impl AsRef<Path>) -> Result<Config> {
+        Ok(Config::builder().load_conf_dir(dir)?.build())
+    }
+
+    /// [`Config::from_conf_dir`] on `$HBASE_CONF_DIR` when it is set, else `None`.
+    pub fn from_env() -> Result<Option<Config>> {
+        match std::env::var_os("HBASE_CONF_DIR").filter(|d| !d.is_empty()) {
+            Some(dir) => Config::from_conf_dir(dir).map(Some),
+            None => Ok(None),
         }
     }
 
@@ -253,7 +268,7 @@ fn optional(value: &str) -> Option<String> {
     (!v.is_empty()).then(|| v.to_string())
 }
 
-fn store<'a>(slot: &'a mut Option<StoreFile>) -> &'a mut StoreFile {
+fn store(slot: &mut Option<StoreFile>) -> &mut StoreFile {
     slot.get_or_insert_with(StoreFile::default)
 }
 
@@ -278,6 +293,62 @@ impl ConfigBuilder {
     /// `hbase.client.write.buffer.periodicflush.timeout.ms`, `hbase.client.write.buffer.maxinflight`,
     /// `hbase.client.keyvalue.maxsize`, `hbase.client.user` (the user name sent to the server).
     pub fn set(mut self, key: &str, value: &str) -> Result<ConfigBuilder> {
+        if self.apply(key, value)? {
+            Ok(self)
+        } else {
+            Err(Error::invalid(format!("unknown configuration key {key:?}")))
+        }
+    }
+
+    /// Reads `core-site.xml` and then `hbase-site.xml` from `dir` (either may be missing, not
+    /// both), as [`Config::from_conf_dir`] describes.
+    pub fn load_conf_dir(self, dir: impl AsRef<Path>) -> Result<ConfigBuilder> {
+        let dir = dir.as_ref();
+        let core = dir.join("core-site.xml");
+        let hbase = dir.join("hbase-site.xml");
+        if !core.is_file() && !hbase.is_file() {
+            return Err(Error::invalid(format!(
+                "configuration directory {} has neither hbase-site.xml nor core-site.xml",
+                dir.display()
+            )));
+        }
+        let mut builder = self;
+        for file in [core, hbase] {
+            if file.is_file() {
+                builder = builder.load_site_file(&file)?;
+            }
+        }
+        Ok(builder)
+    }
+
+    /// Applies one Hadoop-style XML file (`<configuration><property><name>…<value>…`). Keys
+    /// hbclient does not use are skipped with a debug log.
+    pub fn load_site_file(mut self, path: impl AsRef<Path>) -> Result<ConfigBuilder> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::invalid(format!("cannot read {}: {e}", path.display())))?;
+        for (key, value) in site_properties(&text)
+            .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?
+        {
+            match self.apply(&key, &value) {
+                Ok(true) => {}
+                Ok(false) => {
+                    tracing::debug!(file = %path.display(), key, "key not used by hbclient; skipped")
+                }
+                Err(e) => {
+                    return Err(Error::invalid(format!(
+                        "{}: {}",
+                        path.display(),
+                        e.message()
+                    )))
+                }
+            }
+        }
+        Ok(self)
+    }
+
+    /// Sets a known key; `Ok(false)` when hbclient does not know the key.
+    fn apply(&mut self, key: &str, value: &str) -> Result<bool> {
         let c = &mut self.config;
         match key {
             "hbase.zookeeper.quorum" => self.quorum = Some(value.to_string()),
@@ -372,9 +443,9 @@ impl ConfigBuilder {
                     );
                 }
             }
-            _ => return Err(Error::invalid(format!("unknown configuration key {key:?}"))),
+            _ => return Ok(false),
         }
-        Ok(self)
+        Ok(true)
     }
 
     /// Sets every pair, stopping at the first invalid one.
@@ -473,6 +544,73 @@ impl ConfigBuilder {
     }
 }
 
+/// The `(name, value)` pairs of a Hadoop configuration file, in file order. Properties without
+/// a name are skipped; a missing value is the empty string. `${name}` references to other
+/// properties of the same file and to environment variables (`${env.NAME}`) are expanded, as
+/// Hadoop's `Configuration` does.
+fn site_properties(xml: &str) -> std::result::Result<Vec<(String, String)>, String> {
+    let doc = roxmltree::Document::parse(xml).map_err(|e| format!("not valid XML: {e}"))?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "configuration" {
+        return Err(format!(
+            "the root element is <{}>, not <configuration>",
+            root.tag_name().name()
+        ));
+    }
+    let mut raw = Vec::new();
+    for property in root
+        .children()
+        .filter(|n| n.is_element() && n.tag_name().name() == "property")
+    {
+        let child = |tag: &str| {
+            property
+                .children()
+                .find(|n| n.is_element() && n.tag_name().name() == tag)
+                .map(|n| n.text().unwrap_or_default().trim().to_string())
+        };
+        if let Some(name) = child("name").filter(|n| !n.is_empty()) {
+            raw.push((name, child("value").unwrap_or_default()));
+        }
+    }
+    let lookup: std::collections::HashMap<String, String> = raw.iter().cloned().collect();
+    Ok(raw
+        .into_iter()
+        .map(|(k, v)| {
+            let v = expand(&v, &lookup, 0);
+            (k, v)
+        })
+        .collect())
+}
+
+/// Expands `${name}` and `${env.NAME}`; unknown references stay as written.
+fn expand(value: &str, props: &std::collections::HashMap<String, String>, depth: u32) -> String {
+    if depth > 20 || !value.contains("${") {
+        return value.to_string();
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        let name = &after[..end];
+        let replacement = match name.strip_prefix("env.") {
+            Some(var) => std::env::var(var).ok(),
+            None => props.get(name).map(|v| expand(v, props, depth + 1)),
+        };
+        match replacement {
+            Some(r) => out.push_str(&r),
+            None => out.push_str(&rest[start..start + 2 + end + 1]),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Splits `a,b:1` into `host:port` entries, adding `default_port` where none is given.
 fn split_hosts(list: &str, default_port: u16) -> Vec<String> {
     list.split(',')
@@ -530,6 +668,119 @@ mod tests {
         assert_eq!(c.pool_size, 3);
         assert!(Config::builder().set("hbase.rpc.timeout", "soon").is_err());
         assert!(Config::builder().set("hbase.no.such.key", "1").is_err());
+    }
+
+    #[test]
+    fn site_files_are_read_leniently_and_strictly_where_it_matters() {
+        let dir = std::env::temp_dir().join(format!("hbclient-conf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("core-site.xml"),
+            r#"<?xml version="1.0"?>
+<configuration>
+  <property><name>hadoop.security.authentication</name><value>kerberos</value></property>
+  <property><name>fs.defaultFS</name><value>hdfs://nn:8020</value></property>
+  <property><name>hbase.rpc.timeout</name><value>1000</value></property>
+</configuration>"#,
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("hbase-site.xml"),
+            r#"<configuration>
+  <!-- a comment -->
+  <property><name>hbase.zookeeper.quorum</name><value> zk1,zk2 </value></property>
+  <property><name>base</name><value>/etc/hb</value></property>
+  <property><name>hbase.rpc.tls.truststore.location</name><value>${base}/ca.pem</value></property>
+  <property><name>hbase.client.netty.tls.enabled</name><value>true</value></property>
+  <property><name>hbase.rpc.protection</name><value>privacy, integrity</value></property>
+  <property><name>hbase.rpc.timeout</name><value>2500</value></property>
+  <property><name>hbase.regionserver.kerberos.principal</name><value>hbase/_HOST@EX.COM</value></property>
+  <property><name>hbase.master.info.port</name><value>-1</value><final>true</final></property>
+</configuration>"#,
+        )
+        .unwrap();
+        let c = Config::from_conf_dir(&dir).unwrap();
+        assert!(c.auth.kerberos);
+        assert!(c.tls.enabled);
+        assert_eq!(
+            c.rpc_timeout,
+            Duration::from_millis(2500),
+            "hbase-site wins"
+        );
+        assert_eq!(c.auth.protection, vec!["privacy", "integrity"]);
+        assert_eq!(
+            c.tls.truststore.as_ref().unwrap().location,
+            PathBuf::from("/etc/hb/ca.pem")
+        );
+        assert_eq!(
+            c.auth.regionserver_principal.as_deref(),
+            Some("hbase/_HOST@EX.COM")
+        );
+        assert_eq!(
+            c.discovery,
+            Discovery::ZooKeeper {
+                quorum: vec!["zk1:2181".into(), "zk2:2181".into()],
+                znode_parent: "/hbase".into()
+            }
+        );
+        // A bad value of a key we use is an error that names the file.
+        std::fs::write(
+            dir.join("hbase-site.xml"),
+            "<configuration><property><name>hbase.rpc.protection</name><value>secret</value></property></configuration>",
+        )
+        .unwrap();
+        let e = Config::from_conf_dir(&dir).unwrap_err();
+        assert!(e.message().contains("hbase-site.xml"), "{e}");
+        assert!(e.message().contains("secret"), "{e}");
+        std::fs::write(dir.join("hbase-site.xml"), "<conf>").unwrap();
+        assert!(Config::from_conf_dir(&dir).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+        let e = Config::from_conf_dir("/nonexistent-hbclient-conf").unwrap_err();
+        assert!(e.message().contains("neither"), "{e}");
+    }
+
+    #[test]
+    fn security_keys_are_checked() {
+        assert!(Config::builder()
+            .set("hbase.security.authentication", "digest")
+            .is_err());
+        assert!(Config::builder()
+            .set("hbase.client.netty.tls.enabled", "yes")
+            .is_err());
+        let c = Config::builder()
+            .set_all([
+                ("hbase.security.authentication", "KERBEROS"),
+                ("hbase.ipc.client.fallback-to-simple-auth-allowed", "true"),
+                ("hbase.client.keytab.file", "/k/client.keytab"),
+                ("hbase.client.keytab.principal", "alice@EX.COM"),
+                ("hbase.client.netty.tls.handshaketimeout", "1234"),
+                ("hbase.rpc.tls.keystore.location", "/k/ks.pem"),
+            ])
+            .unwrap()
+            .build();
+        assert!(c.kerberos_enabled());
+        assert!(c.auth.fallback_to_simple);
+        assert_eq!(
+            c.auth.keytab.as_deref(),
+            Some(Path::new("/k/client.keytab"))
+        );
+        assert_eq!(c.tls.handshake_timeout, Duration::from_millis(1234));
+        assert_eq!(
+            c.tls.keystore.as_ref().unwrap().location,
+            PathBuf::from("/k/ks.pem")
+        );
+    }
+
+    #[test]
+    fn expansion() {
+        let props = [
+            ("a".to_string(), "x${b}".to_string()),
+            ("b".to_string(), "y".to_string()),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(expand("${a}/${b}/${nope}", &props, 0), "xy/y/${nope}");
+        assert_eq!(expand("${unterminated", &props, 0), "${unterminated");
     }
 
     #[test]

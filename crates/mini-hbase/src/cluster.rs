@@ -40,6 +40,8 @@ pub struct ClusterConfig {
     pub zookeeper: Option<String>,
     /// `zookeeper.znode.parent` for [`ClusterConfig::zookeeper`].
     pub znode_parent: String,
+    /// TLS on every server's port; `None`: plain TCP only.
+    pub tls: Option<crate::tls::ServerTls>,
 }
 
 impl Default for ClusterConfig {
@@ -53,6 +55,7 @@ impl Default for ClusterConfig {
             meta_server: 0,
             zookeeper: None,
             znode_parent: crate::zk::DEFAULT_ZNODE_PARENT.to_string(),
+            tls: None,
         }
     }
 }

@@ -31,8 +31,10 @@ mod registry;
 mod scanner;
 mod server;
 pub mod store;
+mod tls;
 mod zk;
 
 pub use cluster::{ClusterConfig, MiniCluster, RegionView};
 pub use exception::RemoteException;
 pub use faults::{Match, Reaction, Rule, RuleId, ServerId};
+pub use tls::{ServerTls, TestPki};

@@ -9,7 +9,6 @@ use bytes::{Bytes, BytesMut};
 use hbclient_proto::frame::{self, MessageRef, RequestFrame, CONNECTION_CALL_ID};
 use hbclient_proto::pb;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -17,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cluster::Shared;
 use crate::exception::{class, RemoteException};
 use crate::faults::{CallSite, Reaction, ServerId};
+use crate::tls::{ReadHalf, WriteHalf};
 
 /// `SaslUtil.SWITCH_TO_SIMPLE_AUTH`: tells a SASL client to continue without authentication.
 const SWITCH_TO_SIMPLE_AUTH: i32 = -88;
@@ -185,13 +185,18 @@ async fn serve_connection(
     stop: CancellationToken,
 ) {
     let _ = stream.set_nodelay(true);
-    let (mut reader, mut writer) = stream.into_split();
+    let Some((mut reader, mut writer)) =
+        crate::tls::accept(shared.config.tls.as_ref(), stream).await
+    else {
+        return;
+    };
     let conn = match handshake(&shared, server, &mut reader, &mut writer).await {
         Ok(Some(conn)) => Arc::new(conn),
         Ok(None) => return,
         Err(fatal) => {
             let frame = frame::encode_exception_response(CONNECTION_CALL_ID, fatal.to_pb());
             let _ = writer.write_all(&frame).await;
+            let _ = writer.flush().await;
             let _ = writer.shutdown().await;
             return;
         }
@@ -261,8 +266,8 @@ fn fatal_close(tx: &mpsc::UnboundedSender<Bytes>, close: &CancellationToken, e: 
 async fn handshake(
     shared: &Arc<Shared>,
     server: ServerId,
-    reader: &mut tokio::net::tcp::OwnedReadHalf,
-    writer: &mut OwnedWriteHalf,
+    reader: &mut ReadHalf,
+    writer: &mut WriteHalf,
 ) -> Result<Option<Conn>, RemoteException> {
     let mut preamble = [0u8; 6];
     if reader.read_exact(&mut preamble).await.is_err() {
@@ -275,7 +280,7 @@ async fn handshake(
             // SWITCH_TO_SIMPLE_AUTH (-88), then carries on as SIMPLE (observed on 2.6.4).
             let mut switch = [0u8; 8];
             switch[4..].copy_from_slice(&SWITCH_TO_SIMPLE_AUTH.to_be_bytes());
-            if writer.write_all(&switch).await.is_err() {
+            if writer.write_all(&switch).await.is_err() || writer.flush().await.is_err() {
                 return Ok(None);
             }
         }
@@ -438,7 +443,7 @@ pub(crate) fn param<M: prost::Message + Default>(
 /// Writes queued answers, draining everything queued before each flush so that many answers
 /// share one syscall.
 async fn write_loop(
-    mut writer: OwnedWriteHalf,
+    mut writer: WriteHalf,
     mut rx: mpsc::UnboundedReceiver<Bytes>,
     close: CancellationToken,
 ) {
@@ -455,7 +460,7 @@ async fn write_loop(
                 Err(_) => break,
             }
         }
-        if writer.write_all(&batch).await.is_err() {
+        if writer.write_all(&batch).await.is_err() || writer.flush().await.is_err() {
             break;
         }
         batch.clear();

@@ -14,3 +14,4 @@ mod faults;
 mod mutations;
 mod mutator;
 mod scan;
+mod tls;

@@ -1,5 +1,9 @@
 //! The cluster the suite runs against: an in-process mini-hbase by default, or a real HBase when
 //! `HBCLIENT_TEST_CLUSTER` says where (`zk:HOST:PORT` or `rpc:HOST:PORT`).
+//!
+//! Security: with `HBCLIENT_TEST_CONF_DIR` the client starts from that configuration directory
+//! (hbase-site.xml: Kerberos, TLS; discovery still from `HBCLIENT_TEST_CLUSTER`); with
+//! `HBCLIENT_TEST_MINI_TLS=1` mini-hbase serves TLS only and the client trusts its test CA.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -15,6 +19,9 @@ pub(crate) struct TestCluster {
     pub(crate) mini: Option<Arc<MiniCluster>>,
     /// How the client was configured (for tests that open more connections).
     pub(crate) config: Config,
+    /// The settings before the suite's short timeouts and the discovery were applied: security
+    /// and anything else the environment asked for.
+    base: hbclient::ConfigBuilder,
     /// Tables this test created (dropped again on a real HBase, whose heap they would fill).
     created: std::sync::Mutex<Vec<String>>,
 }
@@ -48,6 +55,37 @@ impl Drop for TestCluster {
 
 static TABLE_SEQ: AtomicU32 = AtomicU32::new(0);
 
+/// The client settings the environment asks for (see the module doc), and, for mini-hbase over
+/// TLS, the server's TLS setup.
+fn environment() -> (hbclient::ConfigBuilder, Option<mini_hbase::ServerTls>) {
+    let mut builder = match std::env::var("HBCLIENT_TEST_CONF_DIR")
+        .ok()
+        .filter(|s| !s.is_empty())
+    {
+        Some(dir) => Config::builder()
+            .load_conf_dir(&dir)
+            .unwrap_or_else(|e| panic!("HBCLIENT_TEST_CONF_DIR={dir}: {e}")),
+        None => Config::builder(),
+    };
+    let mini_tls = std::env::var("HBCLIENT_TEST_MINI_TLS").is_ok_and(|v| v == "1");
+    if !mini_tls {
+        return (builder, None);
+    }
+    let pki = mini_hbase::TestPki::generate(&["127.0.0.1", "localhost"]).expect("test PKI");
+    let dir = std::env::temp_dir().join(format!(
+        "hbclient-suite-tls-{}-{}",
+        std::process::id(),
+        TABLE_SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let (ca, _) = pki.write_client_files(&dir).expect("write the test CA");
+    builder = builder
+        .set("hbase.client.netty.tls.enabled", "true")
+        .and_then(|b| b.set("hbase.rpc.tls.truststore.location", ca.to_str().unwrap()))
+        .expect("TLS keys");
+    let tls = pki.server_tls().expect("server TLS").tls_only();
+    (builder, Some(tls))
+}
+
 /// Client settings for tests: short timeouts and pauses so failures show quickly.
 pub(crate) fn fast(builder: hbclient::ConfigBuilder) -> Config {
     builder
@@ -66,15 +104,16 @@ impl TestCluster {
 
     /// Like [`TestCluster::start`], with mini-hbase built from `cluster` (ignored against a real
     /// HBase).
-    pub(crate) async fn start_with(cluster: ClusterConfig) -> TestCluster {
+    pub(crate) async fn start_with(mut cluster: ClusterConfig) -> TestCluster {
+        let (base, tls) = environment();
         match std::env::var("HBCLIENT_TEST_CLUSTER")
             .ok()
             .filter(|s| !s.is_empty())
         {
             Some(target) => {
                 let builder = match target.split_once(':') {
-                    Some(("zk", quorum)) => Config::builder().zookeeper(quorum),
-                    Some(("rpc", servers)) => Config::builder().bootstrap(servers),
+                    Some(("zk", quorum)) => base.clone().zookeeper(quorum),
+                    Some(("rpc", servers)) => base.clone().bootstrap(servers),
                     _ => panic!("HBCLIENT_TEST_CLUSTER must be zk:HOST:PORT or rpc:HOST:PORT, got {target:?}"),
                 };
                 let config = fast(builder);
@@ -85,12 +124,16 @@ impl TestCluster {
                     conn,
                     mini: None,
                     config,
+                    base,
                     created: Default::default(),
                 }
             }
             None => {
+                if cluster.tls.is_none() {
+                    cluster.tls = tls;
+                }
                 let mini = MiniCluster::start(cluster).await.expect("start mini-hbase");
-                let config = fast(Config::builder().bootstrap(&mini.master_addr().to_string()));
+                let config = fast(base.clone().bootstrap(&mini.master_addr().to_string()));
                 let conn = Connection::connect(config.clone())
                     .await
                     .expect("connect to mini-hbase");
@@ -98,6 +141,7 @@ impl TestCluster {
                     conn,
                     mini: Some(Arc::new(mini)),
                     config,
+                    base,
                     created: Default::default(),
                 }
             }
@@ -124,10 +168,10 @@ impl TestCluster {
     ) -> Connection {
         let builder = match self.config.discovery() {
             hbclient::Discovery::ZooKeeper { quorum, .. } => {
-                Config::builder().zookeeper(&quorum.join(","))
+                self.base.clone().zookeeper(&quorum.join(","))
             }
             hbclient::Discovery::Rpc { bootstrap } => {
-                Config::builder().bootstrap(&bootstrap.join(","))
+                self.base.clone().bootstrap(&bootstrap.join(","))
             }
         };
         let builder = builder
