@@ -3,6 +3,7 @@
 //! ```sh
 //! cargo run --example table_admin -- zk:127.0.0.1:2181 create mytable f1,f2 [split1,split2]
 //! cargo run --example table_admin -- rpc:127.0.0.1:16020 drop mytable
+//! cargo run --example table_admin -- conf:/etc/hbase/conf drop mytable   # hbase-site.xml
 //! ```
 
 use hbclient::{Config, Connection, TableDescriptor};
@@ -11,7 +12,7 @@ use hbclient::{Config, Connection, TableDescriptor};
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage =
-        "usage: table_admin zk:QUORUM|rpc:SERVERS create TABLE FAMILIES [SPLITS] | drop TABLE";
+        "usage: table_admin zk:QUORUM|rpc:SERVERS|conf:DIR create TABLE FAMILIES [SPLITS] | drop TABLE";
     let (target, command, table) = match args.as_slice() {
         [target, command, table, ..] => (target, command.as_str(), table),
         _ => return Err(usage.into()),
@@ -19,6 +20,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let config = match target.split_once(':') {
         Some(("zk", quorum)) => Config::zookeeper(quorum),
         Some(("rpc", servers)) => Config::bootstrap(servers),
+        Some(("conf", dir)) => Config::from_conf_dir(dir)?,
         _ => return Err(usage.into()),
     };
     let admin = Connection::connect(config).await?.admin();

@@ -97,6 +97,11 @@ enum hb_status
    */
   HB_ERR_PANIC = 13,
   /**
+   * Who the client is could not be proven or was refused: Kerberos credentials, SASL
+   * negotiation, TLS certificates, or the server's access check. Not retriable.
+   */
+  HB_ERR_AUTHENTICATION = 14,
+  /**
    * An error of a kind this version does not name.
    */
   HB_ERR_UNKNOWN = 99,
@@ -395,8 +400,22 @@ hb_status hb_config_new(struct hb_config **out);
  * `zookeeper.znode.parent`) or, ZooKeeper-free, `hbase.client.bootstrap.servers`. Also:
  * `hbase.client.retries.number`, `hbase.client.pause`, `hbase.rpc.timeout`,
  * `hbase.client.operation.timeout`, `hbase.client.write.buffer`, `hbase.client.user`, ...
+ * Security: `hbase.client.netty.tls.enabled`, `hbase.rpc.tls.truststore.location` (PEM),
+ * `hbase.rpc.tls.keystore.location` (PEM key + chain), `hbase.security.authentication`
+ * (`kerberos`), `hbase.rpc.protection`, `hbase.regionserver.kerberos.principal`,
+ * `hbase.master.kerberos.principal`, `hbase.client.keytab.file`, `hbase.client.keytab.principal`
+ * and the other keys of `hb_config_load_dir`'s files.
  */
 hb_status hb_config_set(struct hb_config *config, const char *key, const char *value);
+
+/**
+ * Applies the client configuration in directory `dir` (NUL-terminated path): `core-site.xml`
+ * then `hbase-site.xml`, as the Java client reads them (discovery, Kerberos, TLS, timeouts).
+ * Keys libhbclient does not use are skipped; a bad value of a key it uses, an unreadable file,
+ * or a directory with neither file returns `HB_ERR_INVALID_ARGUMENT` with a message in `*err`
+ * naming the file, and leaves the config unchanged. Later `hb_config_set` calls override it.
+ */
+hb_status hb_config_load_dir(struct hb_config *config, const char *dir, struct hb_error **err);
 
 /**
  * Frees a config. NULL is ignored.

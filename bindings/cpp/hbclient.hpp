@@ -107,6 +107,15 @@ class Config {
     detail::check(hb_config_set(handle_.get(), k.c_str(), v.c_str()));
     return *this;
   }
+  /// Applies a client configuration directory (core-site.xml, then hbase-site.xml: discovery,
+  /// Kerberos, TLS), as Java clients read `HBASE_CONF_DIR`; throws naming the bad file or key.
+  Config& load_dir(std::string_view dir) {
+    std::string d(dir);
+    hb_error* err = nullptr;
+    hb_status status = hb_config_load_dir(handle_.get(), d.c_str(), &err);
+    detail::check(status, err);
+    return *this;
+  }
   const hb_config* get() const noexcept { return handle_.get(); }
 
  private:

@@ -18,20 +18,29 @@ static int fail(const char *what, hb_status status, hb_error *err) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s BOOTSTRAP_SERVERS|zk:QUORUM [TABLE]\n", argv[0]);
+        fprintf(stderr, "usage: %s BOOTSTRAP_SERVERS|zk:QUORUM|conf:HBASE_CONF_DIR [TABLE]\n",
+                argv[0]);
         return 2;
     }
     const char *table_name = argc > 2 ? argv[2] : "t";
     hb_config *cfg = NULL;
     hb_config_new(&cfg);
+    hb_connection *conn = NULL;
+    hb_error *err = NULL;
+    hb_status st = HB_OK;
     if (strncmp(argv[1], "zk:", 3) == 0) {
         hb_config_set(cfg, "hbase.zookeeper.quorum", argv[1] + 3);
+    } else if (strncmp(argv[1], "conf:", 5) == 0) {
+        /* A cluster's client configuration directory (hbase-site.xml with Kerberos or TLS
+         * settings, as Java clients use it). */
+        if ((st = hb_config_load_dir(cfg, argv[1] + 5, &err)) != HB_OK) {
+            hb_config_free(cfg);
+            return fail("load configuration", st, err);
+        }
     } else {
         hb_config_set(cfg, "hbase.client.bootstrap.servers", argv[1]);
     }
-    hb_connection *conn = NULL;
-    hb_error *err = NULL;
-    hb_status st = hb_connection_open(cfg, &conn, &err);
+    st = hb_connection_open(cfg, &conn, &err);
     hb_config_free(cfg);
     if (st != HB_OK) return fail("connect", st, err);
     hb_table *table = NULL;

@@ -51,6 +51,11 @@ pub unsafe extern "C" fn hb_config_new(out: *mut *mut hb_config) -> hb_status {
 /// `zookeeper.znode.parent`) or, ZooKeeper-free, `hbase.client.bootstrap.servers`. Also:
 /// `hbase.client.retries.number`, `hbase.client.pause`, `hbase.rpc.timeout`,
 /// `hbase.client.operation.timeout`, `hbase.client.write.buffer`, `hbase.client.user`, ...
+/// Security: `hbase.client.netty.tls.enabled`, `hbase.rpc.tls.truststore.location` (PEM),
+/// `hbase.rpc.tls.keystore.location` (PEM key + chain), `hbase.security.authentication`
+/// (`kerberos`), `hbase.rpc.protection`, `hbase.regionserver.kerberos.principal`,
+/// `hbase.master.kerberos.principal`, `hbase.client.keytab.file`, `hbase.client.keytab.principal`
+/// and the other keys of `hb_config_load_dir`'s files.
 #[no_mangle]
 pub unsafe extern "C" fn hb_config_set(
     config: *mut hb_config,
@@ -67,6 +72,25 @@ pub unsafe extern "C" fn hb_config_set(
             )
         };
         config.builder = config.builder.clone().set(key, value)?;
+        Ok(())
+    })
+}
+
+/// Applies the client configuration in directory `dir` (NUL-terminated path): `core-site.xml`
+/// then `hbase-site.xml`, as the Java client reads them (discovery, Kerberos, TLS, timeouts).
+/// Keys libhbclient does not use are skipped; a bad value of a key it uses, an unreadable file,
+/// or a directory with neither file returns `HB_ERR_INVALID_ARGUMENT` with a message in `*err`
+/// naming the file, and leaves the config unchanged. Later `hb_config_set` calls override it.
+#[no_mangle]
+pub unsafe extern "C" fn hb_config_load_dir(
+    config: *mut hb_config,
+    dir: *const c_char,
+    err: *mut *mut hb_error,
+) -> hb_status {
+    ffi_status!(err, {
+        // SAFETY: arguments are NULL or valid, as the API requires.
+        let (config, dir) = unsafe { (arg_mut(config, "config")?, arg_str(dir, "dir")?) };
+        config.builder = config.builder.clone().load_conf_dir(dir)?;
         Ok(())
     })
 }

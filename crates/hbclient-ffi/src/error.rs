@@ -37,6 +37,9 @@ pub enum hb_status {
     HB_ERR_NOT_FOUND = 12,
     /// libhbclient hit an internal bug (a Rust panic, caught at the API boundary).
     HB_ERR_PANIC = 13,
+    /// Who the client is could not be proven or was refused: Kerberos credentials, SASL
+    /// negotiation, TLS certificates, or the server's access check. Not retriable.
+    HB_ERR_AUTHENTICATION = 14,
     /// An error of a kind this version does not name.
     HB_ERR_UNKNOWN = 99,
 }
@@ -59,6 +62,7 @@ impl hb_status {
             11 => HB_ERR_INVALID_STATE,
             12 => HB_ERR_NOT_FOUND,
             13 => HB_ERR_PANIC,
+            14 => HB_ERR_AUTHENTICATION,
             99 => HB_ERR_UNKNOWN,
             _ => return None,
         })
@@ -82,6 +86,7 @@ impl hb_status {
             HB_ERR_INVALID_STATE => b"invalid state\0",
             HB_ERR_NOT_FOUND => b"not found\0",
             HB_ERR_PANIC => b"internal error (panic)\0",
+            HB_ERR_AUTHENTICATION => b"authentication failed\0",
             HB_ERR_UNKNOWN => b"unknown error\0",
         }
     }
@@ -147,6 +152,7 @@ impl From<hbcore::Error> for hb_error {
             K::Protocol => HB_ERR_PROTOCOL,
             K::Closed => HB_ERR_CLOSED,
             K::BlockingInAsync => HB_ERR_INVALID_STATE,
+            K::Authentication => HB_ERR_AUTHENTICATION,
             _ => HB_ERR_UNKNOWN,
         };
         hb_error {

@@ -155,6 +155,62 @@ fn status_error_and_version() {
 }
 
 #[test]
+fn config_directories_and_security_keys() {
+    unsafe {
+        let mut cfg = null_mut();
+        assert_eq!(hb_config_new(&mut cfg), HB_OK);
+        let mut err = null_mut();
+        assert_eq!(
+            hb_config_load_dir(cfg, c"/nonexistent-hbclient".as_ptr().cast(), &mut err),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert!(text(hb_error_message(err)).contains("/nonexistent-hbclient"));
+        hb_error_free(err);
+        let dir = std::env::temp_dir().join(format!("hbclient-ffi-conf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("hbase-site.xml"),
+            "<configuration><property><name>hbase.client.bootstrap.servers</name>\
+             <value>127.0.0.1:1</value></property><property><name>dfs.replication</name>\
+             <value>3</value></property><property><name>hbase.client.netty.tls.enabled</name>\
+             <value>true</value></property><property>\
+             <name>hbase.rpc.tls.truststore.location</name><value>/x/ts.jks</value></property>\
+             </configuration>",
+        )
+        .unwrap();
+        let path = std::ffi::CString::new(dir.to_str().unwrap()).unwrap();
+        let mut err = null_mut();
+        assert_eq!(hb_config_load_dir(cfg, path.as_ptr(), &mut err), HB_OK);
+        // The directory's JKS trust store is refused at connect, with the conversion hint.
+        let mut conn = null_mut();
+        assert_eq!(
+            hb_connection_open(cfg, &mut conn, &mut err),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert!(text(hb_error_message(err)).contains("keytool"));
+        hb_error_free(err);
+        for (k, v) in [
+            (c"hbase.security.authentication", c"kerberos"),
+            (c"hbase.rpc.protection", c"privacy"),
+            (
+                c"hbase.regionserver.kerberos.principal",
+                c"hbase/_HOST@EX.COM",
+            ),
+            (c"hbase.client.keytab.file", c"/k/client.keytab"),
+            (c"hbase.rpc.tls.truststore.location", c"/x/ca.pem"),
+        ] {
+            assert_eq!(
+                hb_config_set(cfg, k.as_ptr().cast(), v.as_ptr().cast()),
+                HB_OK
+            );
+        }
+        hb_config_free(cfg);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(text(hb_status_str(14)), "authentication failed");
+    }
+}
+
+#[test]
 fn config_arguments() {
     unsafe {
         assert_eq!(hb_config_new(null_mut()), HB_ERR_INVALID_ARGUMENT);
