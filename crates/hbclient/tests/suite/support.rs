@@ -4,6 +4,8 @@
 //! Security: with `HBCLIENT_TEST_CONF_DIR` the client starts from that configuration directory
 //! (hbase-site.xml: Kerberos, TLS; discovery still from `HBCLIENT_TEST_CLUSTER`); with
 //! `HBCLIENT_TEST_MINI_TLS=1` mini-hbase serves TLS only and the client trusts its test CA.
+//! `HBCLIENT_TEST_SET="key=value;key=value"` sets client keys on top (e.g. another
+//! `hbase.rpc.protection` than the directory's).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -67,6 +69,19 @@ fn environment() -> (hbclient::ConfigBuilder, Option<mini_hbase::ServerTls>) {
             .unwrap_or_else(|e| panic!("HBCLIENT_TEST_CONF_DIR={dir}: {e}")),
         None => Config::builder(),
     };
+    if let Some(pairs) = std::env::var("HBCLIENT_TEST_SET")
+        .ok()
+        .filter(|s| !s.is_empty())
+    {
+        for pair in pairs.split(';').filter(|p| !p.trim().is_empty()) {
+            let (k, v) = pair
+                .split_once('=')
+                .unwrap_or_else(|| panic!("HBCLIENT_TEST_SET: {pair:?} is not key=value"));
+            builder = builder
+                .set(k.trim(), v.trim())
+                .unwrap_or_else(|e| panic!("HBCLIENT_TEST_SET: {e}"));
+        }
+    }
     let mini_tls = std::env::var("HBCLIENT_TEST_MINI_TLS").is_ok_and(|v| v == "1");
     if !mini_tls {
         return (builder, None);
