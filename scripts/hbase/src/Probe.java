@@ -112,6 +112,7 @@ public class Probe {
     c.setInt("hbase.client.meta.operation.timeout", 30000);
     c.setInt("zookeeper.recovery.retry", 1);
     c.setInt("zookeeper.session.timeout", 30000);
+    ProbeSecurity.apply(c); // secured runs: the client-conf directory hbase.sh wrote (no-op otherwise)
     return c;
   }
 
@@ -191,11 +192,12 @@ public class Probe {
       }
       ClusterMetrics m = admin.getClusterMetrics();
       System.out.printf("%s: ok in %.2f s: server_version=%s client_version=%s cluster_id=%s master=%s "
-          + "regionservers=%s registry=%s%n",
+          + "regionservers=%s registry=%s%s%n",
           label, (System.nanoTime() - t0) / 1e9, m.getHBaseVersion(), VersionInfo.getVersion(),
           m.getClusterId(), m.getMasterName(), m.getLiveServerMetrics().keySet(),
           conf.get("hbase.client.registry.impl")
-              + (label.equals("rpc") ? " bootstrap=" + conf.get("hbase.client.bootstrap.servers") : ""));
+              + (label.equals("rpc") ? " bootstrap=" + conf.get("hbase.client.bootstrap.servers") : ""),
+          ProbeSecurity.enabled() ? " " + ProbeSecurity.describe(conf) : "");
     }
   }
 
