@@ -9,6 +9,7 @@ import java.io.IOException;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.security.provider.SaslClientAuthenticationProviders;
 import org.apache.hadoop.security.UserGroupInformation;
 
 final class ProbeSecurity {
@@ -41,10 +42,17 @@ final class ProbeSecurity {
    * Hadoop's UserGroupInformation reads its own static configuration (core-site.xml), not the one handed to
    * ConnectionFactory: give it ours once. ConnectionFactory.createConnection then logs in from
    * hbase.client.keytab.file / hbase.client.keytab.principal (AuthUtil.loginClient).
+   *
+   * Also works around a 2.6.4 client bug: SaslClientAuthenticationProviders is a JVM-wide singleton built from the
+   * first configuration that asks for it. With the RPC registry, the first asker is the cluster-id fetch, which runs
+   * with a copy of the configuration forced to hbase.security.authentication=simple, so every later connection in
+   * that JVM picks SIMPLE and fails with "SimpleSaslClientAuthenticationProvider returned a null SaslClient".
+   * Building the singleton here, from the Kerberos configuration, avoids it.
    */
   private static synchronized void configureUgi(Configuration c) {
     if (ugiConfigured) return;
     UserGroupInformation.setConfiguration(c);
+    SaslClientAuthenticationProviders.getInstance(c);
     ugiConfigured = true;
   }
 
