@@ -14,7 +14,8 @@
 # Env: HBASE_SECURITY (none) HBASE_TLS_CLIENT_AUTH (none) HBASE_KDC_PORT (16088) HBASE_KRB_REALM (EXAMPLE.COM)
 # HBASE_RPC_PROTECTION (server list, privacy,integrity,authentication) HBASE_CLIENT_RPC_PROTECTION (client list
 # written to client-conf; default: the first entry of the server list) HBASE_KRB5_DEBUG (1: JDK Kerberos debug
-# output in the server log).
+# output in the server log) HBASE_PROBE_JAVA_OPTS (extra JVM flags for `hbase.sh probe`, e.g.
+# -Dprobe.set.hbase.rpc.protection=integrity to override one client key).
 
 SEC_DIR="$RUN/security"
 SEC_CLIENT_DIR="$RUN/client-conf"
@@ -344,6 +345,8 @@ sec_server_flags() {
 # JVM flags for the Probe (readiness, stop, probe modes): it reads the client configuration directory.
 sec_client_flags() {
   SEC_CLIENT_FLAGS=()
+  # HBASE_PROBE_JAVA_OPTS: extra JVM flags for the probe, e.g. -Dprobe.set.hbase.rpc.protection=integrity.
+  if [ -n "${HBASE_PROBE_JAVA_OPTS:-}" ]; then read -r -a SEC_CLIENT_FLAGS <<<"$HBASE_PROBE_JAVA_OPTS"; fi
   # Follow the instance in $RUN (what security.env says), not the command line: `start` may replace a
   # differently secured instance, and its orderly shutdown needs that instance's client settings.
   [ -f "$SEC_ENV" ] && [ -f "$SEC_CLIENT_DIR/hbase-site.xml" ] || return 0

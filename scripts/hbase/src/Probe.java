@@ -7,6 +7,7 @@
 //   Probe znodes                          hex dump + decode of /hbase/meta-region-server, /hbase/master, /hbase/hbaseid
 //   Probe meta                            create a table, print its hbase:meta rows (qualifiers + value hex), drop it
 //   Probe preamble                        raw socket: 6-byte preamble + ConnectionHeader + ClientMetaService calls
+//   Probe sasl HOST PORT [QOP] [flags]    raw Kerberos SASL exchange, byte by byte (src/SaslWire.java)
 //   Probe shutdown                        Admin.shutdown() (what hbase.sh stop uses)
 //
 // Ports come from system properties probe.zk.port / probe.master.port / probe.rs.port (defaults 2181/16000/16020).
@@ -77,6 +78,9 @@ public class Probe {
         break;
       case "preamble":
         preamble();
+        break;
+      case "sasl":
+        SaslWire.run(args); // hand-made GSSAPI SASL exchange (src/SaslWire.java)
         break;
       case "shutdown":
         // Orderly cluster shutdown through the master (region servers first, then master, then the in-process ZK).
