@@ -156,7 +156,7 @@ def main():
     print("C->S chosen layer %s, wrapped: u32 %d" % (choice.hex(), len(w)))
 
     header = pb_bytes(1, pb_bytes(1, principal)) + pb_bytes(2, b"ClientMetaService")
-    call = varint(len(b"\x08\x01\x12\x0cGetClusterId\x20\x01")) + b"\x08\x01\x12\x0cGetClusterId\x20\x01" + varint(0)
+    call = varint(len(b"\x08\x01\x1a\x0cGetClusterId\x20\x01")) + b"\x08\x01\x1a\x0cGetClusterId\x20\x01" + varint(0)
     for what, chunk in (("ConnectionHeader", struct.pack(">I", len(header)) + header),
                         ("GetClusterId call", struct.pack(">I", len(call)) + call)):
         if want == 1:

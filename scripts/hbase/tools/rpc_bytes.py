@@ -147,7 +147,7 @@ def main():
     mode, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
     if mode == "simple":
         ch = field_bytes(1, field_bytes(1, b"rpcbytes")) + field_bytes(2, b"ClientMetaService")
-        call = field_varint(1, 1) + field_bytes(2, b"GetClusterId") + field_varint(4, 1)
+        call = field_varint(1, 1) + field_bytes(3, b"GetClusterId") + field_varint(4, 1)
         call_frame = varint(len(call)) + call + varint(0)
         payload = b"HBas\x00\x50" + struct.pack(">i", len(ch)) + ch + struct.pack(">i", len(call_frame)) + call_frame
         got = exchange(host, port, payload)
