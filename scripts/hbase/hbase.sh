@@ -3,6 +3,7 @@
 # built only from Maven Central jars. Prerequisites: java (17) and mvn.
 #
 #   bash scripts/hbase/hbase.sh start     fetch jars if needed, start, wait until a table can be created
+#        [--security tls|kerberos|kerberos+tls] [--client-auth none|want|need]   secured RPC, see security.sh
 #   bash scripts/hbase/hbase.sh stop      Admin.shutdown(), then SIGTERM, then SIGKILL after HBASE_STOP_TIMEOUT s
 #   bash scripts/hbase/hbase.sh restart   stop + start
 #   bash scripts/hbase/hbase.sh status    is it running (exit 0) or not (exit 1), endpoints
@@ -28,6 +29,10 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --version) HBASE_VERSION="$2"; shift 2 ;;
     --version=*) HBASE_VERSION="${1#--version=}"; shift ;;
+    --security) HBASE_SECURITY="$2"; shift 2 ;;
+    --security=*) HBASE_SECURITY="${1#--security=}"; shift ;;
+    --client-auth) HBASE_TLS_CLIENT_AUTH="$2"; shift 2 ;;
+    --client-auth=*) HBASE_TLS_CLIENT_AUTH="${1#--client-auth=}"; shift ;;
     *) extra+=("$1"); shift ;;
   esac
 done
@@ -66,6 +71,8 @@ DEP_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:3.6.1
 
 # JDK_FLAGS: the JVM flags HBase needs on JDK 11+.
 source "$HERE/jdk-flags.sh"
+# sec_* hooks: --security tls|kerberos|kerberos+tls (KDC, certificates, client configuration directory).
+source "$HERE/security.sh"
 
 log() { echo "hbase.sh: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -101,10 +108,10 @@ fetch() {
     mv "$tmp" "$CPFILE"
     log "resolved $(tr ':' '\n' <"$CPFILE" | wc -l) jars in $((SECONDS - t0)) s"
   fi
-  if [ ! -f "$PROBE_DIR/Probe.class" ] || [ "$HERE/src/Probe.java" -nt "$PROBE_DIR/Probe.class" ] \
+  if [ ! -f "$PROBE_DIR/Probe.class" ] || [ -n "$(find "$HERE/src" -name '*.java' -newer "$PROBE_DIR/Probe.class")" ] \
       || [ "$CPFILE" -nt "$PROBE_DIR/Probe.class" ]; then
     rm -rf "$PROBE_DIR"; mkdir -p "$PROBE_DIR"
-    "$JAVAC" -nowarn -encoding UTF-8 -d "$PROBE_DIR" -cp "$(cat "$CPFILE")" "$HERE/src/Probe.java" \
+    "$JAVAC" -nowarn -encoding UTF-8 -d "$PROBE_DIR" -cp "$(cat "$CPFILE")" "$HERE"/src/*.java \
       2> >(grep -v '^Note:' >&2) || die "javac Probe.java failed"
   fi
 }
@@ -123,7 +130,8 @@ running_pid() {
 }
 
 probe() {
-  "$JAVA" "${JDK_FLAGS[@]}" -Xmx256m -Dlog4j2.configurationFile="$HERE/conf/log4j2-client.properties" \
+  sec_client_flags
+  "$JAVA" "${JDK_FLAGS[@]}" "${SEC_CLIENT_FLAGS[@]}" -Xmx256m -Dlog4j2.configurationFile="$HERE/conf/log4j2-client.properties" \
     -Dprobe.zk.port="$ZK_PORT" -Dprobe.master.port="$MASTER_PORT" -Dprobe.rs.port="$RS_PORT" \
     -cp "$PROBE_DIR:$(cat "$CPFILE")" Probe "$@"
 }
@@ -197,7 +205,8 @@ do_stop() {
   # Admin.shutdown() stops region servers before the master and its in-process ZK. A plain SIGTERM runs the
   # master and RS shutdown hooks in arbitrary order; when ZK goes first the RS hook spends ~20 s retrying.
   if [ -f "$CPFILE" ] && [ -f "$PROBE_DIR/Probe.class" ]; then
-    timeout 20 "$JAVA" "${JDK_FLAGS[@]}" -Xmx256m \
+    sec_client_flags
+    timeout 20 "$JAVA" "${JDK_FLAGS[@]}" "${SEC_CLIENT_FLAGS[@]}" -Xmx256m \
       -Dlog4j2.configurationFile="$HERE/conf/log4j2-client.properties" -Dprobe.zk.port="$ZK_PORT" \
       -cp "$PROBE_DIR:$(cat "$CPFILE")" Probe shutdown >/dev/null 2>&1 || log "Admin.shutdown() failed, using SIGTERM"
   fi
@@ -226,13 +235,17 @@ do_start() {
   done
   # Fresh state on every start: a stale rootdir/WAL/ZK dir makes the next start slow (crash recovery) or wrong.
   case "$RUN" in /|"$HOME"|/tmp|"") die "refusing to wipe HBASE_RUN_DIR=$RUN" ;; esac
+  sec_stop
   rm -rf "$RUN"
+  sec_setup
   write_conf
+  sec_write_conf
+  sec_server_flags
   local t0; t0=$(date +%s.%N)
   # setsid: own process group/session, so the JVM survives the calling shell and CI step.
   setsid "$JAVA" -Dproc_master -XX:OnOutOfMemoryError="kill -9 %p" \
     -Xms"$HEAP" -Xmx"$HEAP" -XX:MaxDirectMemorySize=512m -XX:+UseG1GC \
-    "${JDK_FLAGS[@]}" \
+    "${JDK_FLAGS[@]}" "${SEC_SERVER_FLAGS[@]}" \
     -Dhbase.log.dir="$RUN/logs" -Dhbase.log.file=hbase.log -Dhbase.home.dir="$RUN" -Dhbase.id.str=hbclient \
     -Dhbase.root.logger=INFO,console -Dlog4j2.configurationFile="$RUN/conf/log4j2.properties" \
     -Dhadoop.home.dir="$RUN" -Djava.io.tmpdir="$RUN/tmp" \
@@ -245,6 +258,7 @@ do_start() {
     kill -KILL "$pid" 2>/dev/null || true
     while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
     rm -f "$PIDFILE"
+    sec_stop
     log "---- last 60 lines of $LOG ----"
     tail -n 60 "$LOG" >&2 || true
     cat "$RUN/logs/probe.log" >&2 || true
@@ -256,8 +270,10 @@ do_start() {
     echo "I_HBASE_VERSION=$HBASE_VERSION"
     echo "I_ZK_PORT=$ZK_PORT"; echo "I_MASTER_PORT=$MASTER_PORT"; echo "I_RS_PORT=$RS_PORT"
   } >"$INFO"
+  sec_kinit
   log "ready in ${secs}s"
   print_endpoints
+  if sec_on; then sec_print; fi
 }
 
 do_status() {
@@ -265,6 +281,7 @@ do_status() {
   if pid="$(running_pid)"; then
     echo "running pid=$pid"
     print_endpoints
+    if sec_on; then sec_status; fi
     for p in "$ZK_PORT" "$MASTER_PORT" "$RS_PORT"; do
       port_open "$p" && echo "port $p: listening" || echo "port $p: NOT listening"
     done
@@ -276,8 +293,8 @@ do_status() {
 
 case "$cmd" in
   start) do_start ;;
-  stop) do_stop ;;
-  restart) do_stop; do_start ;;
+  stop) do_stop; sec_stop ;;
+  restart) do_stop; sec_stop; do_start ;;
   status) do_status ;;
   fetch) fetch; log "classpath: $CPFILE" ;;
   classpath) fetch; cat "$CPFILE"; echo ;;
@@ -286,6 +303,6 @@ case "$cmd" in
     probe "${extra[@]}" ;;
   log) tail -n "${extra[0]:-100}" "$LOG" ;;
   *)
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
     exit 2 ;;
 esac

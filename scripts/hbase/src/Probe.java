@@ -7,6 +7,7 @@
 //   Probe znodes                          hex dump + decode of /hbase/meta-region-server, /hbase/master, /hbase/hbaseid
 //   Probe meta                            create a table, print its hbase:meta rows (qualifiers + value hex), drop it
 //   Probe preamble                        raw socket: 6-byte preamble + ConnectionHeader + ClientMetaService calls
+//   Probe sasl HOST PORT [QOP] [flags]    raw Kerberos SASL exchange, byte by byte (src/SaslWire.java)
 //   Probe shutdown                        Admin.shutdown() (what hbase.sh stop uses)
 //
 // Ports come from system properties probe.zk.port / probe.master.port / probe.rs.port (defaults 2181/16000/16020).
@@ -78,6 +79,9 @@ public class Probe {
       case "preamble":
         preamble();
         break;
+      case "sasl":
+        SaslWire.run(args); // hand-made GSSAPI SASL exchange (src/SaslWire.java)
+        break;
       case "shutdown":
         // Orderly cluster shutdown through the master (region servers first, then master, then the in-process ZK).
         // Admin.shutdown() alone waits for the region server to notice (~7 s); stopping it directly is immediate.
@@ -112,6 +116,7 @@ public class Probe {
     c.setInt("hbase.client.meta.operation.timeout", 30000);
     c.setInt("zookeeper.recovery.retry", 1);
     c.setInt("zookeeper.session.timeout", 30000);
+    ProbeSecurity.apply(c); // secured runs: the client-conf directory hbase.sh wrote (no-op otherwise)
     return c;
   }
 
@@ -191,11 +196,12 @@ public class Probe {
       }
       ClusterMetrics m = admin.getClusterMetrics();
       System.out.printf("%s: ok in %.2f s: server_version=%s client_version=%s cluster_id=%s master=%s "
-          + "regionservers=%s registry=%s%n",
+          + "regionservers=%s registry=%s%s%n",
           label, (System.nanoTime() - t0) / 1e9, m.getHBaseVersion(), VersionInfo.getVersion(),
           m.getClusterId(), m.getMasterName(), m.getLiveServerMetrics().keySet(),
           conf.get("hbase.client.registry.impl")
-              + (label.equals("rpc") ? " bootstrap=" + conf.get("hbase.client.bootstrap.servers") : ""));
+              + (label.equals("rpc") ? " bootstrap=" + conf.get("hbase.client.bootstrap.servers") : ""),
+          ProbeSecurity.enabled() ? " " + ProbeSecurity.describe(conf) : "");
     }
   }
 
