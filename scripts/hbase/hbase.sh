@@ -28,6 +28,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --version) HBASE_VERSION="$2"; shift 2 ;;
     --version=*) HBASE_VERSION="${1#--version=}"; shift ;;
+    --region-servers) REGION_SERVERS="$2"; shift 2 ;;       # pseudo-distributed cluster, see cluster.sh
+    --region-servers=*) REGION_SERVERS="${1#--region-servers=}"; shift ;;
     *) extra+=("$1"); shift ;;
   esac
 done
@@ -273,6 +275,13 @@ do_status() {
     return 1
   fi
 }
+
+# Pseudo-distributed cluster (start --region-servers N, kill|pause|resume|restart rsK, ...): see cluster.sh.
+source "$HERE/cluster.sh"
+if cluster_owns "$cmd" "${extra[@]}"; then
+  cluster_main "$cmd" "${extra[@]}"
+  exit $?
+fi
 
 case "$cmd" in
   start) do_start ;;
