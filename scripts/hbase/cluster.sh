@@ -11,9 +11,10 @@
 #   hbase.sh log NAME [LINES]             tail a process log
 #   hbase.sh verify wal|pause [rsK] [ROWS]  WAL recovery / pause-past-session-timeout checks (then restarts rsK)
 #   hbase.sh admin regions [TABLE] | move ENCODED [rsK] | split TABLE|ENCODED [ROW] | merge ENC ENC | balance
+#                                         | create TABLE [SPLITKEY...] | drop TABLE
 #
 # status/stop address the cluster whenever one was started and not stopped (cluster.env exists); add --standalone
-# to address the standalone instance instead.
+# to address the standalone instance instead. `status --cluster` prints the JSON even when no cluster is registered.
 #
 # Env: HBASE_CLUSTER_DIR (scripts/hbase/.work/cluster), HBASE_CLUSTER_ZK_PORT (2381), HBASE_CLUSTER_MASTER_PORT
 # (16200), HBASE_CLUSTER_RS_PORT (16220; rsK listens on it + HBASE_CLUSTER_RS_PORT_STEP (10) * (K-1)),
@@ -33,7 +34,8 @@ cluster_owns() {
     kill | pause | resume | verify | admin) return 0 ;;
     restart) [ -n "${REGION_SERVERS:-}" ] || [[ "$a1" =~ ^(rs[0-9]+|master|zookeeper)$ ]] ;;
     log) [[ "$a1" =~ ^(rs[0-9]+|master|zookeeper)$ ]] ;;
-    status | stop) [ "$a1" != --standalone ] && [ -f "$CL_ENV" ] ;;
+    status) [ "$a1" = --cluster ] || { [ "$a1" != --standalone ] && [ -f "$CL_ENV" ]; } ;;
+    stop) [ "$a1" != --standalone ] && [ -f "$CL_ENV" ] ;;
     *) return 1 ;;
   esac
 }
@@ -295,7 +297,8 @@ cl_compile_check() {
 }
 
 cl_check() {
-  [ -f "$CPFILE" ] && [ -f "$CHECK_DIR/ClusterCheck.class" ] || { HBASE_VERSION="$C_VERSION"; fetch; cl_compile_check; }
+  [ -f "$CPFILE" ] || { HBASE_VERSION="$C_VERSION"; fetch; }
+  cl_compile_check
   local pre=()
   [ -z "${CL_TIMEOUT:-}" ] || pre=(timeout "$CL_TIMEOUT")
   "${pre[@]}" "$JAVA" "${JDK_FLAGS[@]}" -Xmx256m -Dlog4j2.configurationFile="$HERE/conf/log4j2-client.properties" \
@@ -487,7 +490,9 @@ cl_verify() {
   local n offs=()
   for n in $(cl_names); do offs+=("$(stat -c %s "$(cl_log "$n")" 2>/dev/null || echo 0)"); done
   local out="$CL_DIR/logs/verify-$kind.out" rc=0
-  cl_check "verify-$kind" "${args[@]}" | tee "$out" || rc=$?
+  # The HBase client prints retry stack traces while regions move; keep them in a file, show only our own lines.
+  cl_check "verify-$kind" "${args[@]}" 2>"$out.err" | tee "$out" || rc=$?
+  grep '^cluster-check:' "$out.err" >&2 || true
   local i=0 pat
   pat='ServerCrashProcedure|SplitWAL|WALSplit|splitting|Split WAL|recovered.edits|Replaying edits|Applied [0-9]+|'
   pat+='expired|Expired|ABORTING|YouAreDead|aborting|Exiting|Session|onlined'
@@ -511,13 +516,14 @@ cluster_main() {
   local c="$1"
   shift
   local args=()
-  for a in "$@"; do [ "$a" = --standalone ] || args+=("$a"); done
+  for a in "$@"; do [ "$a" = --standalone ] || [ "$a" = --cluster ] || args+=("$a"); done
   set -- "${args[@]}"
   cl_settings "$c"
   # Everything but start, log and a whole-cluster restart needs a registered cluster.
   case "$c" in
     start | log) ;;
     restart) [ -n "${REGION_SERVERS:-}" ] || [ -f "$CL_ENV" ] || die "no cluster is running (hbase.sh start --region-servers N)" ;;
+    status) ;;
     *) [ -f "$CL_ENV" ] || die "no cluster is running (hbase.sh start --region-servers N)" ;;
   esac
   case "$c" in
@@ -534,7 +540,7 @@ cluster_main() {
     log) [ -f "$(cl_log "$1")" ] || die "no log $(cl_log "$1")"; tail -n "${2:-100}" "$(cl_log "$1")" ;;
     verify) cl_verify "$@" ;;
     admin)
-      [ $# -gt 0 ] || die "usage: hbase.sh admin regions [TABLE] | move ENCODED [rsK] | split TABLE|ENCODED [ROW] | merge ENC ENC | balance"
+      [ $# -gt 0 ] || die "usage: hbase.sh admin regions [TABLE] | move ENCODED [rsK] | split TABLE|ENCODED [ROW] | merge ENC ENC | balance | create TABLE [SPLITKEY...] | drop TABLE"
       cl_check "$@" ;;
   esac
 }

@@ -13,6 +13,8 @@
 //   ClusterCheck split TABLE|ENCODED [ROW]   split a table / region (at ROW, or where HBase picks)
 //   ClusterCheck merge ENCODED ENCODED       merge two adjacent regions
 //   ClusterCheck balance                     run the balancer once; prints whether it ran
+//   ClusterCheck create TABLE [SPLITKEY...]  create a table with family "f" (pre-split at the given keys)
+//   ClusterCheck drop TABLE                  disable and delete a table
 //
 // System properties: cluster.zk.port, cluster.rs = "rs1:16220:pid,rs2:16230:pid,..." (name:port:pid; pid 0 = none),
 // cluster.watch.pids = "pid,pid,..." (ready gives up when one of them exits).
@@ -107,6 +109,8 @@ public class ClusterCheck {
         case "split": rc = split(rest); break;
         case "merge": rc = merge(rest); break;
         case "balance": rc = balance(); break;
+        case "create": rc = create(rest); break;
+        case "drop": rc = drop(rest); break;
         default:
           System.err.println("unknown mode '" + mode + "'");
           rc = 2;
@@ -568,6 +572,30 @@ public class ClusterCheck {
       boolean ran = admin.balance();
       if (!wasOn) admin.balancerSwitch(false, true);
       System.out.printf("balancer ran=%s (balancer was %s) in %.2f s%n", ran, wasOn ? "on" : "off", secs(t0));
+    }
+    return 0;
+  }
+
+  static int create(String[] a) throws IOException {
+    try (Connection conn = ConnectionFactory.createConnection(conf()); Admin admin = conn.getAdmin()) {
+      TableName tn = TableName.valueOf(a[0]);
+      byte[][] splits = new byte[a.length - 1][];
+      for (int i = 1; i < a.length; i++) splits[i - 1] = Bytes.toBytesBinary(a[i]);
+      TableDescriptorBuilder td = TableDescriptorBuilder.newBuilder(tn)
+          .setColumnFamily(ColumnFamilyDescriptorBuilder.of(FAMILY));
+      if (splits.length > 0) admin.createTable(td.build(), splits);
+      else admin.createTable(td.build());
+      System.out.println("created " + tn + " with " + admin.getRegions(tn).size() + " regions");
+    }
+    return 0;
+  }
+
+  static int drop(String[] a) throws IOException {
+    try (Connection conn = ConnectionFactory.createConnection(conf()); Admin admin = conn.getAdmin()) {
+      TableName tn = TableName.valueOf(a[0]);
+      if (admin.isTableEnabled(tn)) admin.disableTable(tn);
+      admin.deleteTable(tn);
+      System.out.println("dropped " + tn);
     }
     return 0;
   }
