@@ -19,7 +19,7 @@
 # Env: HBASE_CLUSTER_DIR (scripts/hbase/.work/cluster), HBASE_CLUSTER_ZK_PORT (2381), HBASE_CLUSTER_MASTER_PORT
 # (16200), HBASE_CLUSTER_RS_PORT (16220; rsK listens on it + HBASE_CLUSTER_RS_PORT_STEP (10) * (K-1)),
 # HBASE_CLUSTER_ZK_HEAP (128m), HBASE_CLUSTER_MASTER_HEAP (512m), HBASE_CLUSTER_RS_HEAP (1g),
-# HBASE_CLUSTER_SESSION_TIMEOUT (10000 ms), HBASE_START_TIMEOUT (180 s), HBASE_STOP_TIMEOUT (30 s).
+# HBASE_CLUSTER_SESSION_TIMEOUT (10000 ms), HBASE_CLUSTER_RPC_TIMEOUT (10000 ms), HBASE_START_TIMEOUT (180 s), HBASE_STOP_TIMEOUT (30 s).
 # shellcheck shell=bash
 
 CL_DIR="${HBASE_CLUSTER_DIR:-$WORK/cluster}"
@@ -56,6 +56,7 @@ cl_settings() {
     C_MASTER_HEAP="${HBASE_CLUSTER_MASTER_HEAP:-512m}"
     C_RS_HEAP="${HBASE_CLUSTER_RS_HEAP:-1g}"
     C_SESSION="${HBASE_CLUSTER_SESSION_TIMEOUT:-10000}"
+    C_RPC_TIMEOUT="${HBASE_CLUSTER_RPC_TIMEOUT:-10000}"
   fi
   [[ "$C_N" =~ ^[0-9]+$ ]] && [ "$C_N" -ge 1 ] || die "--region-servers needs a positive number, got '$C_N'"
   # The jars and compiled helpers of the version the cluster runs.
@@ -72,7 +73,7 @@ cl_write_env() {
     echo "C_ZK_PORT=$C_ZK_PORT"; echo "C_MASTER_PORT=$C_MASTER_PORT"
     echo "C_RS_PORT=$C_RS_PORT"; echo "C_RS_STEP=$C_RS_STEP"
     echo "C_ZK_HEAP=$C_ZK_HEAP"; echo "C_MASTER_HEAP=$C_MASTER_HEAP"; echo "C_RS_HEAP=$C_RS_HEAP"
-    echo "C_SESSION=$C_SESSION"
+    echo "C_SESSION=$C_SESSION"; echo "C_RPC_TIMEOUT=$C_RPC_TIMEOUT"
   } >"$CL_ENV"
 }
 
@@ -203,8 +204,9 @@ EOF
   <property><name>hbase.master.wait.on.regionservers.interval</name><value>500</value></property>
   <!-- region servers report every second (default 3 s) -->
   <property><name>hbase.regionserver.msginterval</name><value>1000</value></property>
-  <!-- master-to-region-server RPCs (open/close region) give up on a stuck (paused) server after 20 s, not 60 s -->
-  <property><name>hbase.rpc.timeout</name><value>20000</value></property>
+  <!-- server-side RPCs (master and region servers to each other and to hbase:meta) give up on a stuck (paused)
+       server after this, not after the default 60 s; a paused meta carrier otherwise stalls reassignment by it -->
+  <property><name>hbase.rpc.timeout</name><value>$C_RPC_TIMEOUT</value></property>
   <property><name>hbase.regionserver.handler.count</name><value>20</value></property>
 </configuration>
 EOF
@@ -259,10 +261,11 @@ cl_launch() {
 zk_ruok() {
   local answer
   answer="$(
+    exec 2>/dev/null
     exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
     printf 'ruok' >&3
     timeout 2 cat <&3
-  )" 2>/dev/null
+  )" || true
   [ "$answer" = imok ]
 }
 
