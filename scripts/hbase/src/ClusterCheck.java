@@ -7,7 +7,8 @@
 //   ClusterCheck verify-wal [rsK] [rows]     WAL recovery: write acknowledged rows to a region on rsK, SIGKILL rsK,
 //                                            wait until the master reassigns the region, read every row back
 //   ClusterCheck verify-pause [rsK] [rows]   SIGSTOP rsK until the master declares it dead, check its regions come
-//                                            back elsewhere with every row, SIGCONT it and watch it abort
+//                                            back elsewhere with every row, SIGCONT it and watch it abort; also
+//                                            reports what became of a put a stale client sent during the pause
 //   ClusterCheck regions [TABLE]             one line per region: table, encoded name, start/end key, server, rsK
 //   ClusterCheck move ENCODED [rsK]          move a region (to rsK, or wherever the master picks)
 //   ClusterCheck split TABLE|ENCODED [ROW]   split a table / region (at ROW, or where HBase picks)
@@ -55,6 +56,8 @@ public class ClusterCheck {
   static final int ZK_PORT = Integer.getInteger("cluster.zk.port", 2381);
   static final byte[] FAMILY = Bytes.toBytes("f");
   static final byte[] QUALIFIER = Bytes.toBytes("q");
+  /** Written by the stale client in verify-pause; sorts after every "row..." key and is skipped by checkRows. */
+  static final byte[] STALE_ROW = Bytes.toBytes("stale-client-row");
 
   /** One region-server slot of the cluster: rsK, its RPC port, and the pid cluster.sh recorded (0 if none). */
   static final class Slot {
@@ -285,6 +288,7 @@ public class ClusterCheck {
     try (ResultScanner rs = t.getScanner(new Scan().setCaching(500))) {
       for (Result r : rs) {
         String row = Bytes.toString(r.getRow());
+        if (!row.startsWith("row")) continue;
         int i = Integer.parseInt(row.substring(3));
         String v = Bytes.toString(r.getValue(FAMILY, QUALIFIER));
         if (i >= n || !value(i, nonce).equals(v)) {
@@ -363,10 +367,37 @@ public class ClusterCheck {
               before.getStoreFileCount(), before.getMemStoreSize());
         }
 
+        // A second client whose cached location keeps pointing at the victim, with an RPC timeout longer than the
+        // pause: the put it sends while the victim is stopped waits in the socket until SIGCONT (pause check only).
+        Connection stale = null;
+        Thread staleWriter = null;
+        final String[] staleOutcome = { "not sent" };
+        final double[] staleAckedAt = { -1 };
+        if (pause) {
+          Configuration sc = conf();
+          sc.setInt("hbase.rpc.timeout", 300000);
+          sc.setInt("hbase.client.operation.timeout", 300000);
+          sc.setInt("hbase.client.retries.number", 0);
+          stale = ConnectionFactory.createConnection(sc);
+          stale.getTable(tn).get(new Get(Bytes.toBytes(rowKey(0))));
+        }
+
         long t0 = System.nanoTime();
         if (pause) {
           signal("STOP", victim.pid);
           System.out.println("action=SIGSTOP " + victim.name + " pid=" + victim.pid);
+          final Table st = stale.getTable(tn);
+          staleWriter = new Thread(() -> {
+            try {
+              st.put(new Put(STALE_ROW).addColumn(FAMILY, QUALIFIER, Bytes.toBytes("stale-" + nonce)));
+              staleAckedAt[0] = secs(t0);
+              staleOutcome[0] = "acknowledged";
+            } catch (IOException e) {
+              staleOutcome[0] = "failed: " + oneLine(e);
+            }
+          });
+          staleWriter.setDaemon(true);
+          staleWriter.start();
         } else {
           signal("KILL", victim.pid);
           System.out.println("action=SIGKILL " + victim.name + " pid=" + victim.pid);
@@ -446,6 +477,22 @@ public class ClusterCheck {
           System.out.println("after_resume: wrote 200 more rows, read_back=" + (rows + 200 - bad2) + "/"
               + (rows + 200));
           bad += bad2;
+          // The stale client's put: did the resumed zombie acknowledge it, and did it survive?
+          staleWriter.join(60000);
+          Result z = t.get(new Get(STALE_ROW));
+          boolean readable = !z.isEmpty();
+          String verdict = staleOutcome[0].equals("acknowledged") && !readable
+              ? "LOST (acknowledged by the zombie after its WAL was split: no WAL fencing on the local filesystem)"
+              : staleOutcome[0].equals("acknowledged") ? "ok (acknowledged and readable)"
+              : "ok (not acknowledged)";
+          System.out.printf("stale_client_put: %s%s; readable_now=%s -> %s%n", staleOutcome[0],
+              staleAckedAt[0] >= 0 ? String.format(" %.1f s after SIGSTOP", staleAckedAt[0]) : "", readable, verdict);
+          stale.close();
+          if (verdict.startsWith("LOST")) {
+            System.out.println("warning=a put acknowledged by the resumed (already declared dead) server is gone;"
+                + " this cluster runs on the local filesystem, where nothing fences a zombie's WAL (on HDFS the"
+                + " WAL split recovers the file lease and the zombie's next sync fails)");
+          }
           if (tExit < 0) {
             System.out.println("result=FAIL " + victim.name + " still runs 120 s after SIGCONT");
             return 1;
