@@ -57,12 +57,14 @@ cl_settings() {
     C_RS_HEAP="${HBASE_CLUSTER_RS_HEAP:-1g}"
     C_SESSION="${HBASE_CLUSTER_SESSION_TIMEOUT:-10000}"
     C_RPC_TIMEOUT="${HBASE_CLUSTER_RPC_TIMEOUT:-10000}"
+    C_WAL_FENCE="${HBASE_CLUSTER_WAL_FENCE:-1}"
   fi
   [[ "$C_N" =~ ^[0-9]+$ ]] && [ "$C_N" -ge 1 ] || die "--region-servers needs a positive number, got '$C_N'"
   # The jars and compiled helpers of the version the cluster runs.
   VDIR="$WORK/$C_VERSION"
   CPFILE="$VDIR/cp.txt"
   CHECK_DIR="$VDIR/cluster-check"
+  FS_DIR="$VDIR/cluster-fs"
   CL_START_TIMEOUT="${HBASE_START_TIMEOUT:-180}"
   CL_STOP_TIMEOUT="${HBASE_STOP_TIMEOUT:-30}"
 }
@@ -73,7 +75,7 @@ cl_write_env() {
     echo "C_ZK_PORT=$C_ZK_PORT"; echo "C_MASTER_PORT=$C_MASTER_PORT"
     echo "C_RS_PORT=$C_RS_PORT"; echo "C_RS_STEP=$C_RS_STEP"
     echo "C_ZK_HEAP=$C_ZK_HEAP"; echo "C_MASTER_HEAP=$C_MASTER_HEAP"; echo "C_RS_HEAP=$C_RS_HEAP"
-    echo "C_SESSION=$C_SESSION"; echo "C_RPC_TIMEOUT=$C_RPC_TIMEOUT"
+    echo "C_SESSION=$C_SESSION"; echo "C_RPC_TIMEOUT=$C_RPC_TIMEOUT"; echo "C_WAL_FENCE=$C_WAL_FENCE"
   } >"$CL_ENV"
 }
 
@@ -210,6 +212,18 @@ EOF
   <property><name>hbase.regionserver.handler.count</name><value>20</value></property>
 </configuration>
 EOF
+  # The WAL fence (src/FencedLocalFileSystem.java) must be the file:// filesystem in every Configuration of every
+  # server JVM, HBase's and plain Hadoop ones alike, since the first one to create the cached instance wins.
+  local fsimpl=""
+  [ "$C_WAL_FENCE" = 1 ] && fsimpl="<property><name>fs.file.impl</name><value>FencedLocalFileSystem</value></property>"
+  cat >"$CL_DIR/conf/core-site.xml" <<EOF
+<?xml version="1.0"?>
+<configuration>
+  $fsimpl
+</configuration>
+EOF
+  [ -z "$fsimpl" ] || sed -i "s|^</configuration>|  <!-- fence a declared-dead server's WAL (see src/FencedLocalFileSystem.java) -->\n  $fsimpl\n</configuration>|" \
+    "$CL_DIR/conf/hbase-site.xml"
   cat >"$CL_DIR/conf/log4j2.properties" <<'EOF'
 status = warn
 appender.console.type = Console
@@ -253,7 +267,7 @@ cl_launch() {
     -Dhbase.log.dir="$CL_DIR/logs" -Dhbase.log.file="$name.log" -Dhbase.home.dir="$CL_DIR" -Dhbase.id.str="$name" \
     -Dhbase.root.logger=INFO,console -Dlog4j2.configurationFile="$CL_DIR/conf/log4j2.properties" \
     -Dhadoop.home.dir="$CL_DIR" -Djava.io.tmpdir="$CL_DIR/tmp/$name" \
-    -cp "$CL_DIR/conf:$(cat "$CPFILE")" "$main" "${args[@]}" </dev/null >>"$logf" 2>&1 &
+    -cp "$CL_DIR/conf:$FS_DIR:$(cat "$CPFILE")" "$main" "${args[@]}" </dev/null >>"$logf" 2>&1 &
   echo "$!" >"$(cl_pidfile "$name")"
   disown "$!" 2>/dev/null || true
 }
@@ -291,6 +305,12 @@ cl_wait_serving() { # name offset seconds
 }
 
 cl_compile_check() {
+  if [ ! -f "$FS_DIR/FencedLocalFileSystem.class" ] || [ "$HERE/src/FencedLocalFileSystem.java" -nt "$FS_DIR/FencedLocalFileSystem.class" ] \
+      || [ "$CPFILE" -nt "$FS_DIR/FencedLocalFileSystem.class" ]; then
+    rm -rf "$FS_DIR"; mkdir -p "$FS_DIR"
+    "$JAVAC" -nowarn -encoding UTF-8 -d "$FS_DIR" -cp "$(cat "$CPFILE")" "$HERE/src/FencedLocalFileSystem.java" \
+      2> >(grep -v '^Note:' >&2) || die "javac FencedLocalFileSystem.java failed"
+  fi
   if [ ! -f "$CHECK_DIR/ClusterCheck.class" ] || [ "$HERE/src/ClusterCheck.java" -nt "$CHECK_DIR/ClusterCheck.class" ] \
       || [ "$CPFILE" -nt "$CHECK_DIR/ClusterCheck.class" ]; then
     rm -rf "$CHECK_DIR"; mkdir -p "$CHECK_DIR"
@@ -463,6 +483,7 @@ cl_restart_one() {
   local name="$1" pid p off t0=$SECONDS
   cl_valid "$name" || die "restart: unknown process '$name' (have: $(cl_names | tr '\n' ' '))"
   [ -f "$CPFILE" ] || { HBASE_VERSION="$C_VERSION"; fetch; }
+  cl_compile_check
   if pid="$(cl_pid "$name")"; then
     log "stopping $name (pid $pid) ..."
     cl_stop_one "$name" "$CL_STOP_TIMEOUT"
