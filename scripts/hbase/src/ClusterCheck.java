@@ -482,7 +482,7 @@ public class ClusterCheck {
           Result z = t.get(new Get(STALE_ROW));
           boolean readable = !z.isEmpty();
           String verdict = staleOutcome[0].equals("acknowledged") && !readable
-              ? "LOST (acknowledged by the zombie after its WAL was split: no WAL fencing on the local filesystem)"
+              ? "LOST (acknowledged by the zombie after its WAL was split: WAL not fenced)"
               : staleOutcome[0].equals("acknowledged") ? "ok (acknowledged and readable)"
               : "ok (not acknowledged)";
           System.out.printf("stale_client_put: %s%s; readable_now=%s -> %s%n", staleOutcome[0],
@@ -490,8 +490,8 @@ public class ClusterCheck {
           stale.close();
           if (verdict.startsWith("LOST")) {
             System.out.println("warning=a put acknowledged by the resumed (already declared dead) server is gone;"
-                + " this cluster runs on the local filesystem, where nothing fences a zombie's WAL (on HDFS the"
-                + " WAL split recovers the file lease and the zombie's next sync fails)");
+                + " nothing fenced the zombie's WAL (on HDFS the WAL split recovers the file lease and the zombie's"
+                + " next sync fails; cluster.sh's FencedLocalFileSystem does the same unless HBASE_CLUSTER_WAL_FENCE=0)");
           }
           if (tExit < 0) {
             System.out.println("result=FAIL " + victim.name + " still runs 120 s after SIGCONT");
