@@ -33,6 +33,8 @@ while [ $# -gt 0 ]; do
     --security=*) HBASE_SECURITY="${1#--security=}"; shift ;;
     --client-auth) HBASE_TLS_CLIENT_AUTH="$2"; shift 2 ;;
     --client-auth=*) HBASE_TLS_CLIENT_AUTH="${1#--client-auth=}"; shift ;;
+    --region-servers) REGION_SERVERS="$2"; shift 2 ;;       # pseudo-distributed cluster, see cluster.sh
+    --region-servers=*) REGION_SERVERS="${1#--region-servers=}"; shift ;;
     *) extra+=("$1"); shift ;;
   esac
 done
@@ -290,6 +292,13 @@ do_status() {
     return 1
   fi
 }
+
+# Pseudo-distributed cluster (start --region-servers N, kill|pause|resume|restart rsK, ...): see cluster.sh.
+source "$HERE/cluster.sh"
+if cluster_owns "$cmd" "${extra[@]}"; then
+  cluster_main "$cmd" "${extra[@]}"
+  exit $?
+fi
 
 case "$cmd" in
   start) do_start ;;
