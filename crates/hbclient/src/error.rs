@@ -31,6 +31,10 @@ pub enum ErrorKind {
     Closed,
     /// A blocking call was made from inside an async runtime.
     BlockingInAsync,
+    /// Kerberos/SASL authentication failed: no or expired credentials, unknown server
+    /// principal, no common protection level, or the server refused us. Not retriable: the
+    /// configuration or the credentials must change first.
+    Authentication,
 }
 
 /// An exception reported by an HBase server.
@@ -160,6 +164,25 @@ impl Error {
     /// Shorthand for [`ErrorKind::Connection`].
     pub fn connection(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Connection, message)
+    }
+
+    /// Shorthand for [`ErrorKind::Authentication`].
+    pub(crate) fn authentication(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Authentication, message)
+    }
+
+    /// An [`ErrorKind::Authentication`] error for an exception the server sent during the SASL
+    /// exchange; the class and message stay available through [`Error::remote_error`].
+    pub(crate) fn authentication_rejected(message: String, remote: RemoteError) -> Error {
+        Error {
+            inner: Arc::new(Inner {
+                kind: ErrorKind::Authentication,
+                message,
+                remote: Some(remote),
+                context: Vec::new(),
+                retriable: false,
+            }),
+        }
     }
 
     /// Shorthand for [`ErrorKind::Timeout`].
@@ -299,6 +322,9 @@ mod tests {
         assert!(!tnf.is_retriable());
         assert!(Error::connection("x").is_retriable());
         assert!(!Error::invalid("x").is_retriable());
+        let auth = Error::authentication("no ticket");
+        assert_eq!(auth.kind(), ErrorKind::Authentication);
+        assert!(!auth.is_retriable());
     }
 
     #[test]
