@@ -9,7 +9,8 @@
 #
 # Run directory: $HBCLIENT_KDC_DIR (default <repo>/target/kdc, git-ignored). Port: $HBCLIENT_KDC_PORT
 # (default 60089, TCP only). Principals: hbase/localhost@EXAMPLE.COM (keytab hbase.keytab) and
-# hbclient@EXAMPLE.COM (keytab client.keytab), random keys.
+# hbclient@EXAMPLE.COM (keytab client.keytab), hbshort@EXAMPLE.COM (keytab short.keytab, tickets live
+# 6 seconds), random keys.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -91,6 +92,9 @@ start() {
         kadmin.local -r "$realm" -q "addprinc -randkey hbclient@$realm" >>"$dir/setup.log" 2>&1
         kadmin.local -r "$realm" -q "ktadd -k $dir/hbase.keytab hbase/localhost@$realm" >>"$dir/setup.log" 2>&1
         kadmin.local -r "$realm" -q "ktadd -k $dir/client.keytab hbclient@$realm" >>"$dir/setup.log" 2>&1
+        # Tickets that expire after a few seconds, for the re-login and expiry tests.
+        kadmin.local -r "$realm" -q "addprinc -randkey -maxlife 6sec hbshort@$realm" >>"$dir/setup.log" 2>&1
+        kadmin.local -r "$realm" -q "ktadd -k $dir/short.keytab hbshort@$realm" >>"$dir/setup.log" 2>&1
     fi
     krb5kdc -r "$realm" -P "$dir/kdc.pid"
     for _ in $(seq 1 50); do

@@ -96,7 +96,7 @@ const C_MECH_CODE: c_int = 2;
 const C_INITIATE: c_int = 1;
 const C_ACCEPT: c_int = 2;
 /// GSS_C_INDEFINITE lifetime.
-const C_INDEFINITE: u32 = 0xffff_ffff;
+pub(crate) const C_INDEFINITE: u32 = 0xffff_ffff;
 
 type ImportName =
     unsafe extern "C" fn(*mut u32, *const GssBufferDesc, *const GssOidDesc, *mut GssName) -> u32;
@@ -671,6 +671,34 @@ impl Ctx {
         };
         self.lib.check("gss_inquire_context", major, minor)?;
         Ok((src, targ))
+    }
+
+    /// Seconds the context stays valid (`GSS_C_INDEFINITE` for ever; 0 once expired).
+    pub(crate) fn lifetime(&self) -> Result<u32, GssError> {
+        self.require_open("gss_inquire_context")?;
+        let mut lifetime = 0u32;
+        let mut minor = 0;
+        // SAFETY: `self.raw` is a live context; names are not asked for (NULL), only the
+        // lifetime, written to a local.
+        let major = unsafe {
+            (self.lib.f.inquire_context)(
+                &mut minor,
+                self.raw,
+                ptr::null_mut(),
+                ptr::null_mut(),
+                &mut lifetime,
+                ptr::null_mut(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        match self.lib.check("gss_inquire_context", major, minor) {
+            Ok(_) => Ok(lifetime),
+            // An expired context still answers with its (zero) lifetime.
+            Err(e) if e.is_expired() => Ok(0),
+            Err(e) => Err(e),
+        }
     }
 
     /// `gss_wrap` with the default QoP.

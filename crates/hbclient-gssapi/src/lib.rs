@@ -35,6 +35,7 @@ use std::ffi::OsStr;
 use std::hash::{Hash, Hasher};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 pub use error::{GssError, GssErrorKind};
 
@@ -78,6 +79,11 @@ impl Gssapi {
             .map(|lib| Arc::new(Gssapi { lib: Arc::new(lib) }))
             .map_err(|e| missing_library(&e))
     }
+}
+
+/// A context lifetime in seconds as a duration (`None`: no limit).
+fn lifetime(seconds: u32) -> Option<Duration> {
+    (seconds != ffi::C_INDEFINITE).then(|| Duration::from_secs(u64::from(seconds)))
 }
 
 fn missing_library(detail: &str) -> GssError {
@@ -160,9 +166,12 @@ impl Credential {
     /// A client credential.
     ///
     /// With a `keytab`, MIT's `gss_acquire_cred_from` gets `client_keytab=<keytab>` and a
-    /// private `MEMORY:` ticket cache: MIT asks the KDC for tickets from the keytab whenever it
-    /// needs them, so an expired ticket is replaced without a re-login. `principal` picks the
-    /// keytab entry (default: the keytab's first principal).
+    /// private `MEMORY:` ticket cache (one per principal and keytab in this process): each
+    /// acquisition logs in from the keytab when the cached ticket is missing or expired, so no
+    /// `kinit` is needed and expiry heals itself. A handle kept past its ticket's end fails with
+    /// "Ticket expired" (MIT 1.20, tested): acquire per connection, which is cheap while the
+    /// cached ticket is valid (no KDC round trip). `principal` picks the keytab entry
+    /// (default: the keytab's first principal).
     ///
     /// Without a keytab the default ticket cache is used (`KRB5CCNAME`, filled by `kinit`);
     /// `principal` then selects a cache of a cache collection.
@@ -337,6 +346,13 @@ impl InitiatorContext {
         self.granted
     }
 
+    /// The service ticket's remaining lifetime (zero once it ended; `None`: no limit). MIT 1.20
+    /// still wraps and unwraps on an established context after that (tested), so this is
+    /// informational: an open connection survives its ticket.
+    pub fn lifetime(&self) -> Result<Option<Duration>, GssError> {
+        self.ctx.lifetime().map(lifetime)
+    }
+
     /// The target principal as given.
     pub fn target_principal(&self) -> &str {
         &self.target_text
@@ -427,6 +443,11 @@ impl AcceptorContext {
     /// The flags the context provides (valid once established).
     pub fn granted_flags(&self) -> ContextFlags {
         self.granted
+    }
+
+    /// The client's ticket's remaining lifetime (zero once it ended; `None`: no limit).
+    pub fn lifetime(&self) -> Result<Option<Duration>, GssError> {
+        self.ctx.lifetime().map(lifetime)
     }
 
     /// The client's principal (e.g. `hbclient@EXAMPLE.COM`), once established.

@@ -193,3 +193,63 @@ fn errors_say_what_is_wrong() {
     let err = Credential::acquire_acceptor(&gss, &dir.join("missing.keytab")).unwrap_err();
     assert!(err.to_string().contains("missing.keytab"), "{err}");
 }
+
+/// Tickets of hbshort@EXAMPLE.COM live 6 seconds. An established context keeps wrapping and
+/// unwrapping after its ticket ended (MIT 1.20 checks expiry only when contexts are made), so a
+/// long-lived connection survives. A credential handle kept past its ticket fails; acquiring
+/// again from the keytab logs in again.
+#[test]
+fn expiry_and_relogin_from_the_keytab() {
+    let Some((gss, dir)) = kdc() else { return };
+    let client = Credential::acquire_initiator(
+        &gss,
+        Some("hbshort@EXAMPLE.COM"),
+        Some(&dir.join("short.keytab")),
+    )
+    .unwrap();
+    let server = Credential::acquire_acceptor(&gss, &dir.join("hbase.keytab")).unwrap();
+    let connect = || {
+        let mut init = InitiatorContext::new(&gss, &client, SERVICE, flags()).unwrap();
+        let mut accept = AcceptorContext::new(&gss, &server);
+        let first = init.step(&[]).unwrap().unwrap();
+        let rep = accept.step(&first).unwrap().unwrap();
+        assert!(init.step(&rep).unwrap().is_none());
+        (init, accept)
+    };
+    let (mut init, mut accept) = connect();
+    let life = init.lifetime().unwrap().expect("a ticket has an end");
+    assert!(life <= std::time::Duration::from_secs(6), "{life:?}");
+    let w = init.wrap(true, b"before").unwrap();
+    assert_eq!(accept.unwrap(&w).unwrap().0, b"before");
+
+    std::thread::sleep(life + std::time::Duration::from_secs(2));
+    assert_eq!(init.lifetime().unwrap(), Some(std::time::Duration::ZERO));
+    let w = init
+        .wrap(true, b"after")
+        .expect("wrap after the ticket ended");
+    assert_eq!(accept.unwrap(&w).unwrap().0, b"after");
+    let w = accept
+        .wrap(true, b"reply")
+        .expect("server wrap after the end");
+    assert_eq!(init.unwrap(&w).unwrap().0, b"reply");
+
+    // The old credential handle does not log in again by itself (MIT 1.20): "Ticket expired".
+    let mut stale = InitiatorContext::new(&gss, &client, SERVICE, flags()).unwrap();
+    let err = stale.step(&[]).unwrap_err();
+    assert!(err.is_expired() && !err.is_no_credentials(), "{err}");
+    assert_eq!(err.message(), "Ticket expired");
+
+    // A new acquisition from the keytab does (this is why hbclient acquires per handshake), and
+    // it refreshes the shared memory cache, so the old handle works again too.
+    let fresh = Credential::acquire_initiator(
+        &gss,
+        Some("hbshort@EXAMPLE.COM"),
+        Some(&dir.join("short.keytab")),
+    )
+    .unwrap();
+    let mut init = InitiatorContext::new(&gss, &fresh, SERVICE, flags()).unwrap();
+    assert!(init.step(&[]).unwrap().is_some());
+    let (mut init, mut accept) = connect();
+    let w = init.wrap(true, b"again").unwrap();
+    assert_eq!(accept.unwrap(&w).unwrap().0, b"again");
+}

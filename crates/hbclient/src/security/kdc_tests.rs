@@ -264,3 +264,31 @@ async fn no_common_level_with_a_real_server() {
     );
     assert!(server.is_err(), "the server saw the client give up");
 }
+
+/// Tickets of hbshort@EXAMPLE.COM live 6 seconds: a handshake after they ended logs in again
+/// from the keytab by itself.
+#[tokio::test]
+async fn a_handshake_after_ticket_expiry_logs_in_again_from_the_keytab() {
+    let Some(dir) = kdc_dir() else { return };
+    let (gss, cred) = acceptor(&dir);
+    let mut p = params(&dir, &[Qop::Privacy]);
+    p.client_principal = Some("hbshort@EXAMPLE.COM".into());
+    p.keytab = Some(dir.join("short.keytab"));
+    for round in 0..2 {
+        let (mut c, mut s) = duplex(64 * 1024);
+        let server = serve_kerberos(&mut s, SaslServer::new(&gss, &cred, 0b111));
+        let client = kerberos_handshake(&mut c, &p);
+        let (client, server) = with_deadline(async { tokio::join!(client, server) }).await;
+        let Handshake::Secured {
+            client_principal, ..
+        } = client.unwrap_or_else(|e| panic!("round {round}: {e}"))
+        else {
+            panic!("expected Secured")
+        };
+        assert_eq!(client_principal, "hbshort@EXAMPLE.COM");
+        assert_eq!(server.unwrap().2, "hbshort@EXAMPLE.COM");
+        if round == 0 {
+            tokio::time::sleep(Duration::from_secs(8)).await;
+        }
+    }
+}
