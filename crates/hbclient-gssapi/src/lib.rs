@@ -228,6 +228,11 @@ impl Credential {
         })
     }
 
+    /// The library this credential came from.
+    pub fn gssapi(&self) -> &Arc<Gssapi> {
+        &self.gss
+    }
+
     /// A server credential accepting any service principal in `keytab` (for servers and tests).
     pub fn acquire_acceptor(gss: &Arc<Gssapi>, keytab: &Path) -> Result<Credential, GssError> {
         let keytab = keytab_name(keytab)?;
@@ -472,13 +477,6 @@ impl MessageProtection for AcceptorContext {
     }
     fn unwrap(&mut self, data: &[u8]) -> Result<(Vec<u8>, bool), GssError> {
         AcceptorContext::unwrap(self, data)
-    }
-}
-
-impl Credential {
-    /// The library this credential came from.
-    pub fn gssapi(&self) -> &Arc<Gssapi> {
-        &self.gss
     }
 }
 

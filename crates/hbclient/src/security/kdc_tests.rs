@@ -134,7 +134,9 @@ async fn exchange_at(dir: &std::path::Path, qop: Qop) {
     let frames = [b"RequestHeader-get-row-1".to_vec(), vec![0xab; 200_000]];
     let (cr, cw) = tokio::io::split(c);
     let (sr, sw) = tokio::io::split(s);
-    let (mut client_in, mut client_out) = sasl_layers(cr, cw, context, qop);
+    // The default layer type: what the connection will name.
+    let (mut client_in, mut client_out): (SaslReader<_>, SaslWriter<_>) =
+        sasl_layers(cr, cw, context, qop);
     let sent: Vec<u8> = [header.clone(), frames.concat()].concat();
     let write = async {
         client_out.write_all(&header).await.unwrap();

@@ -17,7 +17,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{ready, Context, Poll};
 
-use hbclient_gssapi::MessageProtection;
+use hbclient_gssapi::{InitiatorContext, MessageProtection};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::Qop;
@@ -109,8 +109,9 @@ pub(crate) fn sasl_layers_with<R: AsyncRead, W: AsyncWrite, L: SecurityLayer>(
     )
 }
 
-/// The writing half: each write becomes one wrapped, length-prefixed chunk.
-pub(crate) struct SaslWriter<W, L> {
+/// The writing half: each write becomes one wrapped, length-prefixed chunk. `L` defaults to the
+/// client's GSSAPI layer, so the connection can name it `SaslWriter<W>`.
+pub(crate) struct SaslWriter<W, L = GssLayer<InitiatorContext>> {
     inner: W,
     layer: Option<Shared<L>>,
     /// Framed chunk(s) not yet accepted by `inner`, from `pos`.
@@ -238,8 +239,9 @@ impl<W: AsyncWrite + Unpin, L: SecurityLayer> AsyncWrite for SaslWriter<W, L> {
     }
 }
 
-/// The reading half: reads `u32 len | wrapped` chunks and yields their plaintext.
-pub(crate) struct SaslReader<R, L> {
+/// The reading half: reads `u32 len | wrapped` chunks and yields their plaintext. `L` defaults
+/// to the client's GSSAPI layer (`SaslReader<R>`).
+pub(crate) struct SaslReader<R, L = GssLayer<InitiatorContext>> {
     inner: R,
     layer: Option<Shared<L>>,
     max_chunk: usize,
