@@ -505,6 +505,16 @@ mod tests {
     }
 
     #[test]
+    fn contexts_and_credentials_can_move_between_threads() {
+        fn send<T: Send>() {}
+        fn send_sync<T: Send + Sync>() {}
+        send::<InitiatorContext>();
+        send::<AcceptorContext>();
+        send_sync::<Credential>();
+        send_sync::<Gssapi>();
+    }
+
+    #[test]
     fn flags_combine() {
         let f = ContextFlags::MUTUAL | ContextFlags::CONF;
         assert!(f.contains(ContextFlags::MUTUAL) && !f.contains(ContextFlags::INTEG));

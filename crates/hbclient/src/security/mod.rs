@@ -7,6 +7,22 @@
 //! [`sasl_layers`] over its read and write halves and sends the ConnectionHeader through them.
 //! Nothing here knows about TCP, TLS or calls.
 //!
+//! ```text
+//! // in the connection, on the stream after TCP (and TLS):
+//! match timeout(connect_timeout, kerberos_handshake(&mut stream, &params)).await?? {
+//!     Handshake::FallbackToSimple => { /* plain ConnectionHeader, configured user */ }
+//!     Handshake::Secured { qop: Qop::Authentication, client_principal, .. } => {
+//!         /* plain ConnectionHeader, effective_user = client_principal */
+//!     }
+//!     Handshake::Secured { qop, context, client_principal } => {
+//!         let (r, w) = tokio::io::split(stream);
+//!         let (r, w) = sasl_layers(r, w, context, qop);
+//!         /* ConnectionHeader (effective_user = client_principal) and every frame through `w`,
+//!            flushing after each batch; responses read from `r` */
+//!     }
+//! }
+//! ```
+//!
 //! The exchange is HBase's (`ipc/ServerRpcConnection`, JDK GSSAPI SASL), see
 //! `/work/shared/SECURITY.md` §1; the server side for tests lives in
 //! [`hbclient_gssapi::sasl::SaslServer`].
