@@ -253,3 +253,70 @@ fn expiry_and_relogin_from_the_keytab() {
     let w = init.wrap(true, b"again").unwrap();
     assert_eq!(accept.unwrap(&w).unwrap().0, b"again");
 }
+
+/// Without a keytab the default ticket cache (`KRB5CCNAME`) is used. The environment cannot be
+/// changed safely inside a threaded test run, so this test `kinit`s into a cache of its own and
+/// runs `ticket_cache_child` in a child process pointed at it.
+#[test]
+fn the_default_ticket_cache_is_used_without_a_keytab() {
+    let Some((_, dir)) = kdc() else { return };
+    let cache = dir.join(format!("test-ccache-{}", std::process::id()));
+    let kinit = std::process::Command::new("kinit")
+        .arg("-k")
+        .arg("-t")
+        .arg(dir.join("client.keytab"))
+        .arg("-c")
+        .arg(format!("FILE:{}", cache.display()))
+        .arg(CLIENT)
+        .status();
+    match kinit {
+        Ok(status) => assert!(status.success(), "kinit failed: {status}"),
+        Err(e) => panic!("kinit (Debian package krb5-user) is needed: {e}"),
+    }
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "ticket_cache_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("KRB5CCNAME", format!("FILE:{}", cache.display()))
+        .env("HBCLIENT_TEST_TICKET_CACHE_CHILD", "1")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&cache);
+    let stdout = String::from_utf8_lossy(&child.stdout);
+    let stderr = String::from_utf8_lossy(&child.stderr);
+    assert!(child.status.success(), "child failed:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("1 passed"),
+        "the child test did not run:\n{stdout}"
+    );
+    assert!(stderr.contains("ticket cache OK"), "{stderr}");
+}
+
+/// The child half of the test above (does nothing unless started by it).
+#[test]
+fn ticket_cache_child() {
+    if std::env::var_os("HBCLIENT_TEST_TICKET_CACHE_CHILD").is_none() {
+        return;
+    }
+    let (gss, dir) = kdc().expect("started with the KDC environment");
+    let server = Credential::acquire_acceptor(&gss, &dir.join("hbase.keytab")).unwrap();
+    for principal in [None, Some(CLIENT)] {
+        let client = Credential::acquire_initiator(&gss, principal, None).unwrap();
+        let mut init = InitiatorContext::new(&gss, &client, SERVICE, flags()).unwrap();
+        let mut accept = AcceptorContext::new(&gss, &server);
+        let rep = accept
+            .step(&init.step(&[]).unwrap().unwrap())
+            .unwrap()
+            .unwrap();
+        assert!(init.step(&rep).unwrap().is_none());
+        assert_eq!(accept.source_name(), Some(CLIENT));
+    }
+    // A principal the cache does not hold.
+    let err = Credential::acquire_initiator(&gss, Some("nobody@EXAMPLE.COM"), None).unwrap_err();
+    assert!(err.is_no_credentials(), "{err}");
+    assert!(err.to_string().contains("nobody@EXAMPLE.COM"), "{err}");
+    eprintln!("ticket cache OK");
+}
