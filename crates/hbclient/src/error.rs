@@ -170,6 +170,25 @@ impl Error {
         Error::new(ErrorKind::Connection, message)
     }
 
+    /// Shorthand for [`ErrorKind::Authentication`].
+    pub(crate) fn authentication(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Authentication, message)
+    }
+
+    /// An [`ErrorKind::Authentication`] error for an exception the server sent during the SASL
+    /// exchange; the class and message stay available through [`Error::remote_error`].
+    pub(crate) fn authentication_rejected(message: String, remote: RemoteError) -> Error {
+        Error {
+            inner: Arc::new(Inner {
+                kind: ErrorKind::Authentication,
+                message,
+                remote: Some(remote),
+                context: Vec::new(),
+                retriable: false,
+            }),
+        }
+    }
+
     /// Shorthand for [`ErrorKind::Timeout`].
     pub fn timeout(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Timeout, message)
@@ -307,6 +326,9 @@ mod tests {
         assert!(!tnf.is_retriable());
         assert!(Error::connection("x").is_retriable());
         assert!(!Error::invalid("x").is_retriable());
+        let auth = Error::authentication("no ticket");
+        assert_eq!(auth.kind(), ErrorKind::Authentication);
+        assert!(!auth.is_retriable());
     }
 
     #[test]
