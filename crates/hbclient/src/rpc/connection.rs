@@ -148,7 +148,7 @@ impl RpcConnection {
     ) -> Result<Arc<RpcConnection>> {
         let (reader, writer) = spec
             .layers
-            .open(&spec.addr, connection_header(&spec))
+            .open(&spec.addr, spec.service, connection_header(&spec))
             .await?;
         let state = Arc::new(State {
             pending: Mutex::new(HashMap::new()),
