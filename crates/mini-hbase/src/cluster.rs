@@ -42,6 +42,11 @@ pub struct ClusterConfig {
     pub znode_parent: String,
     /// TLS on every server's port; `None`: plain TCP only.
     pub tls: Option<crate::tls::ServerTls>,
+    /// Refuse SIMPLE (unauthenticated) clients as a Kerberos-secured HBase does: a fatal
+    /// `AccessDeniedException` ("Authentication is required", do-not-retry) right after the
+    /// preamble, then the connection closes. SASL clients still get SWITCH_TO_SIMPLE_AUTH
+    /// (mini-hbase has no Kerberos acceptor).
+    pub refuse_simple_auth: bool,
 }
 
 impl Default for ClusterConfig {
@@ -56,6 +61,7 @@ impl Default for ClusterConfig {
             zookeeper: None,
             znode_parent: crate::zk::DEFAULT_ZNODE_PARENT.to_string(),
             tls: None,
+            refuse_simple_auth: false,
         }
     }
 }

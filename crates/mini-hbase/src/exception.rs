@@ -55,6 +55,8 @@ pub mod class {
         "org.apache.hadoop.hbase.exceptions.FailedSanityCheckException";
     /// Fatal: the connection is closed after it.
     pub const FATAL_CONNECTION: &str = "org.apache.hadoop.hbase.ipc.FatalConnectionException";
+    /// A secured server refusing an unauthenticated (SIMPLE) client.
+    pub const ACCESS_DENIED: &str = "org.apache.hadoop.hbase.security.AccessDeniedException";
     /// Fatal: unknown service name in the connection header.
     pub const UNKNOWN_SERVICE: &str = "org.apache.hadoop.hbase.ipc.UnknownServiceException";
     /// Fatal: unknown cellblock codec in the connection header.

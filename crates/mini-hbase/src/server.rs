@@ -274,6 +274,13 @@ async fn handshake(
         return Ok(None);
     }
     match frame::check_preamble(&preamble) {
+        // As HBase 2.6.4 with Kerberos on: the fatal answer comes before any header is read.
+        Ok(frame::AuthMethod::Simple) if shared.config.refuse_simple_auth => {
+            let mut denied =
+                RemoteException::new(class::ACCESS_DENIED, "Authentication is required");
+            denied.do_not_retry = true;
+            return Err(denied);
+        }
         Ok(frame::AuthMethod::Simple) => {}
         Ok(_) => {
             // An insecure HBase 2.x server answers a SASL request with SASL status SUCCESS and
@@ -281,6 +288,22 @@ async fn handshake(
             let mut switch = [0u8; 8];
             switch[4..].copy_from_slice(&SWITCH_TO_SIMPLE_AUTH.to_be_bytes());
             if writer.write_all(&switch).await.is_err() || writer.flush().await.is_err() {
+                return Ok(None);
+            }
+            // The client's initial SASL token follows the preamble; HBase skips that one
+            // message (`skipInitialSaslHandshake`) and reads the ConnectionHeader after it.
+            let len = match reader.read_u32().await {
+                Ok(len) => len as usize,
+                Err(_) => return Ok(None),
+            };
+            if len > MAX_CONNECTION_HEADER {
+                return Err(RemoteException::new(
+                    class::FATAL_CONNECTION,
+                    format!("initial SASL message of {len} bytes"),
+                ));
+            }
+            let mut token = vec![0u8; len];
+            if reader.read_exact(&mut token).await.is_err() {
                 return Ok(None);
             }
         }

@@ -21,7 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use crate::error::{Error, ErrorKind, RemoteError, Result};
+use crate::error::{Error, RemoteError, Result};
 use crate::metrics::Metrics;
 use crate::rpc::transport::{Layers, ReadHalf, WriteHalf};
 use crate::rpc::Service;
@@ -426,16 +426,12 @@ fn dispatch(buf: &mut BytesMut, state: &State) -> Result<()> {
         let response = ResponseFrame::decode(body)?;
         let id = response.header.call_id.unwrap_or(CONNECTION_CALL_ID);
         if id == CONNECTION_CALL_ID {
-            let e = response
-                .header
-                .exception
-                .as_ref()
-                .map(|e| Error::remote(remote_error(e)))
-                .unwrap_or_else(|| Error::protocol("connection-level frame without an exception"));
-            return Err(Error::new(
-                ErrorKind::Connection,
-                format!("server closed the connection: {e}"),
-            ));
+            // A fatal answer to the connection itself (bad header, authentication required):
+            // every pending call gets the server's exception, typed and flagged as it sent it.
+            return Err(match response.header.exception.as_ref() {
+                Some(e) => Error::remote(remote_error(e)),
+                None => Error::protocol("connection-level frame without an exception"),
+            });
         }
         let waiting = state.pending().remove(&id);
         match waiting {

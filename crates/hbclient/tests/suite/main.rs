@@ -14,4 +14,5 @@ mod faults;
 mod mutations;
 mod mutator;
 mod scan;
+mod security;
 mod tls;
