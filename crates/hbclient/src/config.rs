@@ -292,6 +292,19 @@ impl ConfigBuilder {
     /// `hbase.client.scanner.timeout.period`, `hbase.client.write.buffer`,
     /// `hbase.client.write.buffer.periodicflush.timeout.ms`, `hbase.client.write.buffer.maxinflight`,
     /// `hbase.client.keyvalue.maxsize`, `hbase.client.user` (the user name sent to the server).
+    ///
+    /// TLS: `hbase.client.netty.tls.enabled`, `hbase.client.netty.tls.verify.server.hostname`,
+    /// `hbase.client.netty.tls.handshaketimeout`, `hbase.rpc.tls.truststore.{location,type,password}`
+    /// (PEM; no truststore: the system's CAs), `hbase.rpc.tls.keystore.{location,type,password}`
+    /// (one PEM file: unencrypted PKCS#8 key and certificate chain, for mutual TLS),
+    /// `hbase.rpc.tls.protocol`, `hbase.rpc.tls.enabledProtocols`, `hbase.rpc.tls.ciphersuites`.
+    ///
+    /// Kerberos: `hbase.security.authentication` (or `hadoop.security.authentication`) =
+    /// `kerberos`, `hbase.rpc.protection` (`authentication`, `integrity`, `privacy`; a list in
+    /// order of preference), `hbase.regionserver.kerberos.principal`,
+    /// `hbase.master.kerberos.principal` (`_HOST` becomes the server's host name as given),
+    /// `hbase.client.keytab.file` + `hbase.client.keytab.principal` (else the ticket cache,
+    /// `KRB5CCNAME`), `hbase.ipc.client.fallback-to-simple-auth-allowed` (default false).
     pub fn set(mut self, key: &str, value: &str) -> Result<ConfigBuilder> {
         if self.apply(key, value)? {
             Ok(self)
