@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use prost::Message;
 
-use super::connection::{CallIds, ConnectSpec, RpcConnection};
+use super::connection::{CallIds, Common, ConnectSpec, RpcConnection, Watchdog};
 use super::transport::Layers;
 use super::Service;
 use crate::config::Config;
@@ -31,6 +31,8 @@ struct Slot {
 pub(crate) struct RpcPool {
     config: Config,
     layers: Arc<Layers>,
+    /// What every connection shares: runtime, client byte budget, dead-peer settings.
+    common: Arc<Common>,
     ids: CallIds,
     pub(crate) metrics: Arc<Metrics>,
     /// By service, then by `host:port` (looked up with a borrowed `&str`: no allocation per call).
@@ -48,10 +50,25 @@ impl std::fmt::Debug for RpcPool {
 }
 
 impl RpcPool {
-    /// Fails when the security settings are unusable (unreadable key material, bad names).
+    /// Fails when the security settings are unusable (unreadable key material, bad names), or
+    /// when called outside a Tokio runtime (connection tasks run on the current one).
     pub(crate) fn new(config: Config, metrics: Arc<Metrics>) -> Result<RpcPool> {
+        let runtime = tokio::runtime::Handle::try_current()
+            .map_err(|e| Error::invalid(format!("a Tokio runtime is needed: {e}")))?;
+        let common = Arc::new(Common {
+            runtime,
+            client_room: Arc::new(tokio::sync::Semaphore::new(config.max_in_flight_bytes)),
+            client_bytes: config.max_in_flight_bytes,
+            connection_bytes: config.max_in_flight_bytes_per_connection,
+            watchdog: Watchdog {
+                read_timeout: config.read_timeout,
+                write_timeout: config.write_timeout,
+                max_consecutive_timeouts: config.max_consecutive_timeouts,
+            },
+        });
         Ok(RpcPool {
             layers: Layers::new(&config)?,
+            common,
             config,
             ids: CallIds::default(),
             metrics,
@@ -110,7 +127,7 @@ impl RpcPool {
             user: self.config.user.clone(),
             layers: self.layers.clone(),
         };
-        let conn = RpcConnection::connect(spec, self.metrics.clone()).await?;
+        let conn = RpcConnection::connect(spec, self.common.clone(), self.metrics.clone()).await?;
         *entry.live.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn.clone());
         Ok(conn)
     }

@@ -310,7 +310,7 @@ async fn deadline_bounds_every_operation() {
         let took = started.elapsed();
         assert!(
             took >= timeout.mul_f32(0.9) && took <= timeout + margin,
-            "{what} took {took:?}"
+            "{what} took {took:?}: {e}"
         );
     };
     let started = Instant::now();
