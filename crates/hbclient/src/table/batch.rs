@@ -133,6 +133,16 @@ impl AsyncTable {
     /// until they succeed or the operation deadline or retry budget is spent; each failure is
     /// reported with its own action's result.
     pub async fn batch(&self, actions: Vec<Action>) -> Vec<Result<BatchOutcome>> {
+        self.batch_until(actions, self.core().deadline()).await
+    }
+
+    /// [`AsyncTable::batch`] within a deadline set by the caller (a `BufferedMutator` flush
+    /// starts its clock when it is cut, not when earlier flushes let it go).
+    pub(crate) async fn batch_until(
+        &self,
+        actions: Vec<Action>,
+        deadline: crate::retry::Deadline,
+    ) -> Vec<Result<BatchOutcome>> {
         let core = self.core().clone();
         let mut results: Vec<Option<Result<BatchOutcome>>> =
             (0..actions.len()).map(|_| None).collect();
@@ -168,7 +178,6 @@ impl AsyncTable {
             .enumerate()
             .map(|(i, p)| (p.index, i))
             .collect();
-        let deadline = core.deadline();
         let mut pending: Vec<usize> = prepared.iter().map(|p| p.index).collect();
         let mut tries = 0u32;
         while !pending.is_empty() {
