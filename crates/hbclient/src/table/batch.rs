@@ -256,7 +256,12 @@ impl AsyncTable {
                     break;
                 }
             }
-            let pause = pause_time(core.config.pause, tries);
+            // The overloaded pause when any server said it is overloaded.
+            let pause = retry
+                .iter()
+                .map(|(_, e)| core.policy().pause_after(tries, e))
+                .max()
+                .unwrap_or_else(|| pause_time(core.config.pause, tries));
             if tries >= core.config.retries || pause >= deadline.remaining() {
                 for (index, e) in retry {
                     results[index] = Some(Err(e.with_context("attempts", (tries + 1).to_string())));

@@ -21,7 +21,7 @@ use crate::client::Core;
 use crate::codec::scan_results;
 use crate::error::{Error, Result};
 use crate::locate::{RegionLocation, Want};
-use crate::retry::{pause_time, Deadline};
+use crate::retry::Deadline;
 use crate::rpc::Service;
 use crate::table::columns::Columns;
 use crate::table::filter::Filter;
@@ -324,7 +324,7 @@ impl ScanState {
                     self.open = None;
                     // Restart the row that was only partly received.
                     self.partial.clear();
-                    let pause = pause_time(self.core.config.pause, self.tries);
+                    let pause = self.core.policy().pause_after(self.tries, &e);
                     if self.tries >= self.core.config.retries || pause >= deadline.remaining() {
                         return Err(e.with_context("table", self.table.to_string()));
                     }
