@@ -34,6 +34,7 @@ mod metrics;
 mod mutator;
 mod retry;
 mod rpc;
+mod shared;
 mod table;
 mod tls;
 

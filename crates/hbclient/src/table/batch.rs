@@ -1,7 +1,7 @@
 //! Batches: actions grouped by region and by server, one `Multi` RPC per server, all servers at
 //! once; per-action results; only the actions that failed retriably are relocated and retried.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -183,14 +183,23 @@ impl AsyncTable {
         while !pending.is_empty() {
             let mut retry: Vec<(usize, Error)> = Vec::new();
             let mut groups: HashMap<String, ServerWork> = HashMap::new();
+            // Where each region's list is in its server's work (no search per action).
+            let mut slots: HashMap<Bytes, usize> = HashMap::new();
             for &index in &pending {
                 let p = &prepared[by_index[&index]];
                 match core.locate(self.name(), p.action.row(), deadline).await {
                     Ok(loc) => {
                         let work = groups.entry(loc.server.clone()).or_default();
-                        match work.iter_mut().find(|(l, _)| l.name == loc.name) {
-                            Some((_, list)) => list.push(index),
-                            None => work.push((loc, vec![index])),
+                        match slots.get(&loc.name) {
+                            Some(&slot)
+                                if work.get(slot).is_some_and(|(l, _)| l.name == loc.name) =>
+                            {
+                                work[slot].1.push(index)
+                            }
+                            _ => {
+                                slots.insert(loc.name.clone(), work.len());
+                                work.push((loc, vec![index]));
+                            }
                         }
                     }
                     Err(e) if e.is_retriable() => retry.push((index, e)),
@@ -333,7 +342,7 @@ type ActionOutcomes = Vec<(usize, Result<BatchOutcome>, Arc<RegionLocation>)>;
 
 /// Sends one Multi to `server` and maps its answer back to action indexes.
 async fn send_multi(
-    core: &crate::client::Core,
+    core: &crate::shared::Core,
     server: &str,
     work: &ServerWork,
     prepared: &[Prepared],
@@ -399,14 +408,16 @@ async fn send_multi(
             }
             continue;
         }
+        // The region's actions not answered yet (a set: one lookup per result).
+        let mut unanswered: HashSet<usize> = indexes.iter().copied().collect();
         for roe in &region_result.result_or_exception {
             let Some(index) = roe
                 .index
                 .map(|i| i as usize)
-                .filter(|i| indexes.contains(i))
+                .filter(|i| unanswered.remove(i))
             else {
                 return Err(Error::protocol(
-                    "Multi result for an action that was not sent",
+                    "Multi result for an action that was not sent (or answered twice)",
                 ));
             };
             let outcome = match (&roe.exception, &roe.result) {
@@ -428,17 +439,12 @@ async fn send_multi(
             };
             out.push((index, outcome, loc.clone()));
         }
-    }
-    let answered: std::collections::HashSet<usize> = out.iter().map(|(i, _, _)| *i).collect();
-    for (loc, indexes) in work {
-        for &index in indexes {
-            if !answered.contains(&index) {
-                out.push((
-                    index,
-                    Err(Error::protocol("Multi left an action unanswered")),
-                    loc.clone(),
-                ));
-            }
+        for index in indexes.iter().filter(|i| unanswered.contains(i)) {
+            out.push((
+                *index,
+                Err(Error::protocol("Multi left an action unanswered")),
+                loc.clone(),
+            ));
         }
     }
     Ok(out)

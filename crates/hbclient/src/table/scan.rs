@@ -17,12 +17,12 @@ use hbclient_proto::cell::Cell;
 use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 
-use crate::client::Core;
 use crate::codec::scan_results;
 use crate::error::{Error, Result};
 use crate::locate::{RegionLocation, Want};
 use crate::retry::Deadline;
 use crate::rpc::Service;
+use crate::shared::Core;
 use crate::table::columns::Columns;
 use crate::table::filter::Filter;
 use crate::table::{AsyncTable, RowResult};
