@@ -176,9 +176,10 @@ fn dropping_the_last_handle_stops_every_task() {
         .enable_all()
         .build()
         .unwrap();
-    // The peer runs on its own runtime, so `rt` counts only the connection's tasks.
+    // The peer runs on its own runtime, so `rt` counts only the connection's tasks. It neither
+    // reads nor closes: only the client side can end the connection.
     let peers = tokio::runtime::Runtime::new().unwrap();
-    let addr = peers.block_on(fake_server(Peer::Silent));
+    let addr = peers.block_on(fake_server(Peer::Deaf));
     let conn = rt.block_on(open(addr, common(rt.handle().clone(), |_| {})));
     // A call in flight when the handle goes (its caller gave up).
     let _ = rt.block_on(call(&conn, 10, Duration::from_millis(50)));
