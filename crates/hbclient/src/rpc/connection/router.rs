@@ -22,8 +22,10 @@ use crate::rpc::transport::{ReadHalf, WriteHalf};
 
 /// Frames gathered for writing before the router stops taking calls and writes them.
 const MAX_BATCH_BYTES: usize = 1024 * 1024;
-/// How often expired pending calls are swept.
+/// How often expired pending calls are swept (and the longest between deadline checks).
 const SWEEP_EVERY: Duration = Duration::from_secs(1);
+/// The shortest time between progress-deadline checks.
+const MIN_TICK: Duration = Duration::from_millis(10);
 /// Spare receive-buffer room made before each read; the buffer grows as bytes arrive, never by
 /// what a frame announces.
 const READ_CHUNK: usize = 64 * 1024;
@@ -98,20 +100,19 @@ impl Router {
 
     /// The select loop. `None`: every handle is gone; `Some`: the connection failed.
     async fn serve(&mut self, w: &mut Work) -> Option<Error> {
-        let mut sweep = tokio::time::interval(SWEEP_EVERY);
-        sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let Watchdog {
             read_timeout,
             write_timeout,
             max_consecutive_timeouts,
         } = self.watchdog;
+        // One timer for the progress deadlines and the sweep, checked a few times per deadline
+        // (a timer per loop turn would cost a timer-wheel entry per read and write).
+        let mut tick = tokio::time::interval(
+            (read_timeout.min(write_timeout) / 4).clamp(MIN_TICK, SWEEP_EVERY),
+        );
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut swept = Instant::now();
         loop {
-            let read_stall = (!w.pending.is_empty()).then(|| w.read_idle_since + read_timeout);
-            let write_stall = (!w.out.is_empty()).then(|| w.write_idle_since + write_timeout);
-            let stall_at = match (read_stall, write_stall) {
-                (Some(r), Some(wr)) => Some(r.min(wr)),
-                (r, wr) => r.or(wr),
-            };
             if w.buf.capacity() - w.buf.len() < READ_CHUNK / 4 {
                 w.buf.reserve(READ_CHUNK);
             }
@@ -166,22 +167,24 @@ impl Router {
                     }
                     Ok(Wrote::Flushed) => {}
                 },
-                _ = sleep_until(stall_at), if stall_at.is_some() => {
-                    let now = Instant::now();
-                    if write_stall.is_some_and(|at| at <= now) {
+                now = tick.tick() => {
+                    if !w.out.is_empty() && now >= w.write_idle_since + write_timeout {
                         return Some(Error::connection(format!(
                             "{} stopped reading: nothing written for {write_timeout:?}", self.addr
                         )));
                     }
-                    if read_stall.is_some_and(|at| at <= now) {
+                    if !w.pending.is_empty() && now >= w.read_idle_since + read_timeout {
                         return Some(Error::connection(format!(
                             "no answer from {} for {read_timeout:?} with {} call(s) in flight",
                             self.addr,
                             w.pending.len()
                         )));
                     }
+                    if now >= swept + SWEEP_EVERY {
+                        w.pending.sweep(now);
+                        swept = now;
+                    }
                 }
-                _ = sweep.tick() => w.pending.sweep(Instant::now()),
             }
         }
     }
@@ -217,12 +220,5 @@ impl Router {
                 next = self.calls.try_recv().ok();
             }
         }
-    }
-}
-
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
     }
 }
