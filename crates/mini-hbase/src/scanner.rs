@@ -58,6 +58,15 @@ impl Scanners {
         (id, scanner)
     }
 
+    /// Scanners open now (expired ones not counted).
+    pub(crate) fn live(&self) -> usize {
+        let now = Instant::now();
+        self.lock()
+            .values()
+            .filter(|s| s.try_lock().map_or(true, |s| s.lease_deadline > now))
+            .count()
+    }
+
     fn get(&self, id: u64) -> Option<Arc<tokio::sync::Mutex<Scanner>>> {
         self.lock().get(&id).cloned()
     }

@@ -3,14 +3,16 @@
 //! answers go out in completion order, matched by call id), and writes answers through one
 //! writer task per connection that coalesces them.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use hbclient_proto::frame::{self, MessageRef, RequestFrame, CONNECTION_CALL_ID};
 use hbclient_proto::pb;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::cluster::Shared;
@@ -23,6 +25,25 @@ const SWITCH_TO_SIMPLE_AUTH: i32 = -88;
 
 /// Largest connection header accepted.
 const MAX_CONNECTION_HEADER: usize = 1 << 20;
+/// Largest request frame accepted (HBase's `hbase.ipc.max.request.size` default).
+const MAX_REQUEST_SIZE: usize = 256 * 1024 * 1024;
+/// Calls of one connection served at once; beyond it the connection is not read (TCP pushes
+/// back on the client) until one finishes.
+const MAX_CALLS_PER_CONNECTION: usize = 1024;
+/// Answers of one connection queued for its writer; a client that reads slowly holds its calls
+/// (and then its reads) instead of growing the queue.
+const MAX_QUEUED_ANSWERS: usize = 256;
+/// How often a slow reader (see [`Reaction::SlowReader`]) reads.
+const SLOW_READ_EVERY: Duration = Duration::from_millis(10);
+
+/// Connection-level faults switched on by a call's rule (see [`Reaction`]).
+#[derive(Debug, Default)]
+pub(crate) struct WireFaults {
+    stop_reading: AtomicBool,
+    silent: AtomicBool,
+    /// Bytes per second; 0: no limit.
+    read_rate: AtomicU64,
+}
 
 /// The services a connection can be bound to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +88,8 @@ pub(crate) struct Conn {
     pub(crate) service: Service,
     /// The client declared a cellblock codec: results go out as cellblocks.
     pub(crate) cellblocks: bool,
+    /// Faults of the connection itself.
+    pub(crate) wire: WireFaults,
 }
 
 impl Conn {
@@ -99,6 +122,20 @@ impl Conn {
             Some(Reaction::Exception(e)) => Err(Fail::Exception(e)),
             Some(Reaction::CloseConnection) => Err(Fail::CloseConnection),
             Some(Reaction::Stall) => Err(Fail::Stall),
+            Some(Reaction::StopReading) => {
+                self.wire.stop_reading.store(true, Ordering::Relaxed);
+                Err(Fail::Stall)
+            }
+            Some(Reaction::HalfOpen) => {
+                self.wire.silent.store(true, Ordering::Relaxed);
+                Err(Fail::Stall)
+            }
+            Some(Reaction::SlowReader { bytes_per_second }) => {
+                self.wire
+                    .read_rate
+                    .store(bytes_per_second.max(1), Ordering::Relaxed);
+                Ok(())
+            }
         }
     }
 }
@@ -184,6 +221,11 @@ async fn serve_connection(
     stream: TcpStream,
     stop: CancellationToken,
 ) {
+    if shared.faults.is_unresponsive(server) {
+        // Accepted, then ignored: nothing is read, answered or closed.
+        stop.cancelled().await;
+        return;
+    }
     let _ = stream.set_nodelay(true);
     let Some((mut reader, mut writer)) =
         crate::tls::accept(shared.config.tls.as_ref(), stream).await
@@ -201,21 +243,29 @@ async fn serve_connection(
             return;
         }
     };
-    let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
+    let (tx, rx) = mpsc::channel::<Bytes>(MAX_QUEUED_ANSWERS);
     let close = stop.child_token();
-    tokio::spawn(write_loop(writer, rx, close.clone()));
+    tokio::spawn(write_loop(writer, rx, close.clone(), conn.clone()));
+    let calls = Arc::new(Semaphore::new(MAX_CALLS_PER_CONNECTION));
     let mut buf = BytesMut::with_capacity(64 * 1024);
     loop {
+        let wire = &conn.wire;
+        if wire.stop_reading.load(Ordering::Relaxed) || wire.silent.load(Ordering::Relaxed) {
+            // Keep the socket open and unread until the server stops.
+            close.cancelled().await;
+            break;
+        }
+        let rate = wire.read_rate.load(Ordering::Relaxed);
         let read = tokio::select! {
             _ = close.cancelled() => break,
-            read = reader.read_buf(&mut buf) => read,
+            read = read_some(&mut reader, &mut buf, rate) => read,
         };
         match read {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
         loop {
-            let body = match frame::take_frame(&mut buf, frame::DEFAULT_MAX_FRAME_LEN) {
+            let body = match frame::take_frame(&mut buf, MAX_REQUEST_SIZE) {
                 Ok(Some(body)) => body,
                 Ok(None) => break,
                 Err(e) => {
@@ -229,8 +279,15 @@ async fn serve_connection(
             };
             match RequestFrame::decode(body) {
                 Ok(request) => {
+                    let permit = tokio::select! {
+                        _ = close.cancelled() => return,
+                        permit = calls.clone().acquire_owned() => permit.expect("never closed"),
+                    };
                     let (conn, tx, close) = (conn.clone(), tx.clone(), close.clone());
-                    tokio::spawn(async move { run_call(conn, request, tx, close).await });
+                    tokio::spawn(async move {
+                        run_call(conn, request, tx, close).await;
+                        drop(permit);
+                    });
                 }
                 Err(e) => {
                     fatal_close(
@@ -249,8 +306,24 @@ async fn serve_connection(
     close.cancel();
 }
 
-fn fatal_close(tx: &mpsc::UnboundedSender<Bytes>, close: &CancellationToken, e: RemoteException) {
-    let _ = tx.send(frame::encode_exception_response(
+/// Reads what is there; with a `rate` (bytes per second, 0: none), only what the rate allows,
+/// then waits out the rest of the period.
+async fn read_some(
+    reader: &mut ReadHalf,
+    buf: &mut BytesMut,
+    rate: u64,
+) -> std::io::Result<usize> {
+    if rate == 0 {
+        return reader.read_buf(buf).await;
+    }
+    let chunk = (rate * SLOW_READ_EVERY.as_millis() as u64 / 1000).max(1);
+    let read = (&mut *reader).take(chunk).read_buf(buf).await;
+    tokio::time::sleep(SLOW_READ_EVERY).await;
+    read
+}
+
+fn fatal_close(tx: &mpsc::Sender<Bytes>, close: &CancellationToken, e: RemoteException) {
+    let _ = tx.try_send(frame::encode_exception_response(
         CONNECTION_CALL_ID,
         e.to_pb(),
     ));
@@ -359,6 +432,7 @@ async fn handshake(
         server,
         service,
         cellblocks,
+        wire: WireFaults::default(),
     }))
 }
 
@@ -366,7 +440,7 @@ async fn handshake(
 async fn run_call(
     conn: Arc<Conn>,
     request: RequestFrame,
-    tx: mpsc::UnboundedSender<Bytes>,
+    tx: mpsc::Sender<Bytes>,
     close: CancellationToken,
 ) {
     let call_id = request.header.call_id.unwrap_or(0);
@@ -378,7 +452,10 @@ async fn run_call(
     let closes = matches!(result, Err(Fail::CloseConnection));
     match answer(call_id, result) {
         Some(frame) => {
-            let _ = tx.send(frame);
+            tokio::select! {
+                _ = close.cancelled() => {}
+                _ = tx.send(frame) => {}
+            }
         }
         None if closes => close.cancel(),
         None => {}
@@ -422,6 +499,7 @@ pub(crate) async fn serve_one(
         server,
         service,
         cellblocks,
+        wire: WireFaults::default(),
     };
     let request = match RequestFrame::decode(body) {
         Ok(request) => request,
@@ -467,11 +545,17 @@ pub(crate) fn param<M: prost::Message + Default>(
 /// share one syscall.
 async fn write_loop(
     mut writer: WriteHalf,
-    mut rx: mpsc::UnboundedReceiver<Bytes>,
+    mut rx: mpsc::Receiver<Bytes>,
     close: CancellationToken,
+    conn: Arc<Conn>,
 ) {
     let mut batch = BytesMut::new();
     loop {
+        if conn.wire.silent.load(Ordering::Relaxed) {
+            // Half-open: nothing more leaves, nothing is closed.
+            close.cancelled().await;
+            return;
+        }
         let first = tokio::select! {
             _ = close.cancelled() => break,
             next = rx.recv() => match next { Some(f) => f, None => break },

@@ -132,7 +132,7 @@ impl Layers {
             .await
             .map_err(|_| Error::timeout(format!("connecting to {addr} timed out")))?
             .map_err(|e| Error::connection(format!("cannot connect to {addr}: {e}")))?;
-        let _ = tcp.set_nodelay(true);
+        tune(&tcp);
         let kerberos = self
             .kerberos
             .as_ref()
@@ -207,6 +207,23 @@ impl Layers {
                 send_header(addr, Box::new(reader), Box::new(writer), None, header).await
             }
         }
+    }
+}
+
+/// Idle time before the first keepalive probe: a half-open connection (the peer's host vanished)
+/// is found by the kernel even when no call is in flight.
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
+/// Time between keepalive probes.
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(10);
+
+/// Socket options of every RPC connection: no Nagle delay, and TCP keepalive.
+fn tune(tcp: &TcpStream) {
+    let _ = tcp.set_nodelay(true);
+    let keepalive = socket2::TcpKeepalive::new().with_time(KEEPALIVE_IDLE);
+    #[cfg(any(target_os = "linux", target_os = "macos", windows))]
+    let keepalive = keepalive.with_interval(KEEPALIVE_INTERVAL);
+    if let Err(e) = socket2::SockRef::from(tcp).set_tcp_keepalive(&keepalive) {
+        tracing::debug!(error = %e, "cannot enable TCP keepalive");
     }
 }
 
@@ -387,6 +404,23 @@ mod tests {
     }
 
     const CONNECTION_CALL_ID_FOR_TESTS: u32 = frame::CONNECTION_CALL_ID;
+
+    #[tokio::test]
+    async fn sockets_have_keepalive_and_nodelay() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let tcp = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        tune(&tcp);
+        let sock = socket2::SockRef::from(&tcp);
+        assert!(sock.keepalive().unwrap());
+        assert!(tcp.nodelay().unwrap());
+        #[cfg(target_os = "linux")]
+        {
+            assert_eq!(sock.tcp_keepalive_time().unwrap(), KEEPALIVE_IDLE);
+            assert_eq!(sock.tcp_keepalive_interval().unwrap(), KEEPALIVE_INTERVAL);
+        }
+    }
 
     #[test]
     fn hosts_from_addresses() {
