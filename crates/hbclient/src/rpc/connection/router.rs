@@ -124,6 +124,8 @@ impl Router {
                 cancels,
                 ..
             } = self;
+            // Order: new calls first (they coalesce into the next write), then writing, then
+            // reading; a connection whose answers keep arriving must not starve its writes.
             tokio::select! {
                 biased;
                 Some(cancel) = cancels.recv() => {
@@ -137,6 +139,18 @@ impl Router {
                 call = calls.recv(), if take_calls => match call {
                     None => return None,
                     Some(call) => self.take(w, call).await,
+                },
+                wrote = w.out.write_some(writer), if w.out.wants_write() => match wrote {
+                    Err(e) => {
+                        return Some(Error::connection(format!("write to {} failed: {e}", self.addr)))
+                    }
+                    Ok(Wrote::Bytes(_)) => {
+                        self.metrics.writes.fetch_add(1, Ordering::Relaxed);
+                        let now = Instant::now();
+                        w.write_idle_since = now;
+                        w.read_idle_since = now;
+                    }
+                    Ok(Wrote::Flushed) => {}
                 },
                 read = reader.read_buf(&mut w.buf) => match read {
                     Ok(0) => {
@@ -154,18 +168,6 @@ impl Router {
                             return Some(e);
                         }
                     }
-                },
-                wrote = w.out.write_some(writer), if w.out.wants_write() => match wrote {
-                    Err(e) => {
-                        return Some(Error::connection(format!("write to {} failed: {e}", self.addr)))
-                    }
-                    Ok(Wrote::Bytes(_)) => {
-                        self.metrics.writes.fetch_add(1, Ordering::Relaxed);
-                        let now = Instant::now();
-                        w.write_idle_since = now;
-                        w.read_idle_since = now;
-                    }
-                    Ok(Wrote::Flushed) => {}
                 },
                 now = tick.tick() => {
                     if !w.out.is_empty() && now >= w.write_idle_since + write_timeout {
