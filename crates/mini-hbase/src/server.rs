@@ -308,11 +308,7 @@ async fn serve_connection(
 
 /// Reads what is there; with a `rate` (bytes per second, 0: none), only what the rate allows,
 /// then waits out the rest of the period.
-async fn read_some(
-    reader: &mut ReadHalf,
-    buf: &mut BytesMut,
-    rate: u64,
-) -> std::io::Result<usize> {
+async fn read_some(reader: &mut ReadHalf, buf: &mut BytesMut, rate: u64) -> std::io::Result<usize> {
     if rate == 0 {
         return reader.read_buf(buf).await;
     }

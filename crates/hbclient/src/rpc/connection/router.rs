@@ -31,6 +31,9 @@ const MIN_TICK: Duration = Duration::from_millis(10);
 const READ_CHUNK: usize = 64 * 1024;
 /// How long the socket may take to close after the last handle is gone.
 const SHUTDOWN_WITHIN: Duration = Duration::from_secs(1);
+/// After a failed write, how long to look for the reason the server may have sent before it
+/// closed (e.g. `AccessDeniedException` for an unauthenticated client).
+const LAST_WORDS_WITHIN: Duration = Duration::from_millis(200);
 
 /// Dead-peer detection settings.
 #[derive(Debug, Clone, Copy)]
@@ -142,7 +145,8 @@ impl Router {
                 },
                 wrote = w.out.write_some(writer), if w.out.wants_write() => match wrote {
                     Err(e) => {
-                        return Some(Error::connection(format!("write to {} failed: {e}", self.addr)))
+                        let failed = Error::connection(format!("write to {} failed: {e}", self.addr));
+                        return Some(self.last_words(w, failed).await);
                     }
                     Ok(Wrote::Bytes(_)) => {
                         self.metrics.writes.fetch_add(1, Ordering::Relaxed);
@@ -187,6 +191,31 @@ impl Router {
                         swept = now;
                     }
                 }
+            }
+        }
+    }
+
+    /// The server may have said why before it closed the connection (a fatal connection-level
+    /// exception): reads what already arrived, briefly, and returns that error in place of the
+    /// bare I/O failure. Answers found on the way complete their calls as usual.
+    async fn last_words(&mut self, w: &mut Work, io_failure: Error) -> Error {
+        let give_up = tokio::time::sleep(LAST_WORDS_WITHIN);
+        tokio::pin!(give_up);
+        loop {
+            if let Err(e) = read::dispatch(&mut w.buf, &mut w.pending) {
+                return e;
+            }
+            if w.buf.capacity() - w.buf.len() < READ_CHUNK / 4 {
+                w.buf.reserve(READ_CHUNK);
+            }
+            tokio::select! {
+                _ = &mut give_up => return io_failure,
+                read = self.reader.read_buf(&mut w.buf) => match read {
+                    Ok(n) if n > 0 => continue,
+                    _ => {
+                        return read::dispatch(&mut w.buf, &mut w.pending).err().unwrap_or(io_failure);
+                    }
+                },
             }
         }
     }
