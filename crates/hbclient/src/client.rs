@@ -101,7 +101,7 @@ impl Connection {
         self.core.metrics.snapshot()
     }
 
-    /// Closes every TCP connection; operations on any handle fail with [`ErrorKind::Closed`].
+    /// Closes every TCP connection; operations on any handle fail with [`ErrorKind::Closed`](crate::ErrorKind::Closed).
     pub fn close(&self) {
         self.core.close();
     }

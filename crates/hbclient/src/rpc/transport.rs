@@ -57,7 +57,9 @@ impl Kerberos {
             (Some(one), None) | (None, Some(one)) => (one.clone(), one.clone()),
             (None, None) => {
                 return Err(Error::invalid(
-                    "hbase.security.authentication is kerberos but no server principal is                      configured: set hbase.regionserver.kerberos.principal (and                      hbase.master.kerberos.principal), e.g. hbase/_HOST@EXAMPLE.COM",
+                    "hbase.security.authentication is kerberos but no server principal is configured: \
+                     set hbase.regionserver.kerberos.principal (and hbase.master.kerberos.principal), \
+                     e.g. hbase/_HOST@EXAMPLE.COM",
                 ))
             }
         };
