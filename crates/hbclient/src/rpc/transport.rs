@@ -30,6 +30,8 @@ pub(crate) struct Layers {
     tls: Option<TlsConnector>,
     kerberos: Option<Kerberos>,
     connect_timeout: Duration,
+    /// Bounds the security preamble and the Kerberos exchange.
+    handshake_timeout: Duration,
 }
 
 /// Kerberos settings shared by every connection; the server principal is made per host.
@@ -110,15 +112,22 @@ impl Layers {
     /// Reads key material and checks the settings, so that a bad configuration fails at
     /// `Connection::connect` rather than at the first call.
     pub(crate) fn new(config: &Config) -> Result<Arc<Layers>> {
-        let tls = if config.tls.enabled {
-            Some(TlsConnector::new(&config.tls)?)
-        } else {
-            None
+        // A handshake is reading from a server that owes an answer: the read-progress deadline
+        // bounds it too, so a server that accepts and never answers is left as quickly as one
+        // that stops answering calls.
+        let tls = match config.tls.enabled {
+            true => {
+                let mut tls = TlsConnector::new(&config.tls)?;
+                tls.handshake_timeout = tls.handshake_timeout.min(config.read_timeout);
+                Some(tls)
+            }
+            false => None,
         };
         Ok(Arc::new(Layers {
             tls,
             kerberos: Kerberos::from_config(config)?,
             connect_timeout: config.connect_timeout,
+            handshake_timeout: config.connect_timeout.min(config.read_timeout),
         }))
     }
 
@@ -164,7 +173,7 @@ impl Layers {
         let principal = match <[String; 1]>::try_from(candidates) {
             Ok([only]) => only,
             Err(candidates) => tokio::time::timeout(
-                self.connect_timeout,
+                self.handshake_timeout,
                 ask_server_principal(&mut stream, addr, &candidates),
             )
             .await
@@ -174,14 +183,14 @@ impl Layers {
         };
         let params = kerberos.params(principal);
         let handshake = tokio::time::timeout(
-            self.connect_timeout,
+            self.handshake_timeout,
             security::kerberos_handshake(&mut stream, &params),
         )
         .await
         .map_err(|_| {
             Error::timeout(format!(
                 "Kerberos handshake with {addr} ({}) took longer than {:?}",
-                params.server_principal, self.connect_timeout
+                params.server_principal, self.handshake_timeout
             ))
         })?
         .map_err(|e| e.with_context("server", addr.to_string()))?;
