@@ -223,10 +223,19 @@ typedef struct hb_table hb_table;
  * Called once when a future completes: `future` is the completed future (take its result or
  * free it from inside the callback), `userdata` what was given to `hb_future_set_callback`.
  *
- * It runs on one of libhbclient's runtime worker threads (named `hbclient-worker`), never on the
- * thread that set it or submitted the operation, and never inside the submitting call. It may
- * call any `hb_` function, including blocking ones, but should return promptly; it must not
- * unwind (no C++ exception may escape it).
+ * Where it runs: on one of libhbclient's completion-executor threads (named `hbclient-cb`; a
+ * fixed pool, `hb_library_init` sizes it, default 4), never on an I/O thread, never on the
+ * thread that set it or submitted the operation, and never inside the submitting call.
+ * Callbacks run in completion order; while all executor threads are busy, further callbacks
+ * wait in an unbounded queue (the I/O goes on).
+ *
+ * What it may do: call any `hb_` function, including blocking ones (`hb_table_get`,
+ * `hb_future_wait` on any future, `hb_scanner_next`): a blocking call from a callback waits
+ * for I/O that other threads drive, so it works at any number of concurrent operations; it
+ * only delays the callbacks queued behind it. Reading its own `future` (wait, error, take) is
+ * immediate. It must not call `hb_library_shutdown` (refused with `HB_ERR_INVALID_STATE`) and
+ * must not unwind (no C++ exception may escape it). A callback that never returns holds one
+ * executor thread forever.
  */
 typedef void (*hb_future_callback)(struct hb_future *future, void *userdata);
 
@@ -425,6 +434,9 @@ void hb_config_free(struct hb_config *config);
 /**
  * Connects to the cluster `config` describes (blocking: finds the cluster and reads its id, so
  * a wrong address fails here). Close it with `hb_connection_close`.
+ *
+ * Each connection runs its sockets on its own I/O threads (`hb_library_init` sets how many,
+ * default 2, named `hbclient-io-N`); no C code ever runs on them.
  */
 hb_status hb_connection_open(const struct hb_config *config,
                              struct hb_connection **out,
@@ -432,8 +444,14 @@ hb_status hb_connection_open(const struct hb_config *config,
 
 /**
  * Closes the connection and frees the handle. Operations still running, and later operations
- * on tables, scanners and mutators opened from it, fail with `HB_ERR_CLOSED`; those handles
- * must still be freed. NULL is ignored.
+ * on tables, scanners and mutators opened from it, fail with `HB_ERR_CLOSED` (async ones
+ * complete their futures with it, and their callbacks run); those handles must still be freed.
+ * NULL is ignored.
+ *
+ * Waits until the connection's I/O has stopped: blocking calls on its handles in other threads
+ * have returned, its I/O threads have exited and its sockets are closed (bounded: at most about
+ * 10 s, after which the threads are left to stop on their own). May be called from a callback.
+ * Thread safety: call it once, after which no thread may use `conn`.
  */
 void hb_connection_close(struct hb_connection *conn);
 
@@ -489,7 +507,9 @@ void hb_error_free(struct hb_error *error);
 
 /**
  * Blocks until the future completes; returns the operation's status (`HB_OK`, or the status of
- * `hb_future_error`). `HB_ERR_INVALID_ARGUMENT` when `future` is NULL.
+ * `hb_future_error`). `HB_ERR_INVALID_ARGUMENT` when `future` is NULL. A completed future
+ * returns at once, without any thread switch (so in a callback, waiting on its own future is
+ * free). Any thread may wait, callbacks included.
  */
 hb_status hb_future_wait(struct hb_future *future);
 
@@ -506,8 +526,8 @@ bool hb_future_is_ready(const struct hb_future *future);
 
 /**
  * Sets the function called once the future completes (see `hb_future_callback` for the
- * thread it runs on). If the future is already complete, the callback is scheduled on a runtime
- * worker thread right away. Only one callback per future: a second call returns
+ * thread it runs on and what it may do). If the future is already complete, the callback is
+ * queued on the completion executor right away. Only one callback per future: a second call returns
  * `HB_ERR_INVALID_STATE`. The callback runs even if the future is freed before it completes
  * (the `future` it receives then must not be freed again).
  */
@@ -540,6 +560,32 @@ const struct hb_error *hb_future_error(const struct hb_future *future);
  * and a callback already set still runs. NULL is ignored.
  */
 void hb_future_free(struct hb_future *future);
+
+/**
+ * Sets the library's thread counts; call it before the first `hb_connection_open` (optional:
+ * without it the defaults apply). `io_threads`: I/O threads of each connection opened later
+ * (0 = default, 2). `callback_threads`: threads of the shared completion executor that runs
+ * future callbacks (0 = default, 4). At most 256 of either, else `HB_ERR_INVALID_ARGUMENT`.
+ *
+ * `HB_ERR_INVALID_STATE` (and nothing changed) while a connection is open or callback threads
+ * run, i.e. after first use until `hb_library_shutdown`. Thread safety: call it from one
+ * thread, before using the library from others. `err`, when not NULL, receives an error on
+ * failure (free it with `hb_error_free`).
+ */
+hb_status hb_library_init(uint32_t io_threads, uint32_t callback_threads, struct hb_error **err);
+
+/**
+ * Stops everything the library runs, waiting at most `timeout_ms` milliseconds in all: closes
+ * every connection still open (as `hb_connection_close`, but their handles stay valid to
+ * free), runs the callbacks already queued, and joins every thread the library started. Call
+ * it before the process exits for a leak-free exit under valgrind. The library may be used
+ * again afterwards (threads start again on demand; `hb_library_init` is allowed again).
+ *
+ * Returns `HB_OK`; `HB_ERR_TIMEOUT` when some thread had not stopped in time (it is left to
+ * finish on its own); `HB_ERR_INVALID_STATE` when called from a callback (it would wait for
+ * itself). Thread safety: call it once other threads have stopped using the library.
+ */
+hb_status hb_library_shutdown(uint64_t timeout_ms, struct hb_error **err);
 
 /**
  * Opens a buffered mutator on `table_name` with the connection's write-buffer settings.

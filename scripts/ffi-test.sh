@@ -2,7 +2,9 @@
 # libhbclient's C and C++ tests, run against a mini-hbase this script starts and stops:
 #  1. builds libhbclient (debug) and installs it into target/ffi-test/prefix (scripts/ffi-install.sh);
 #  2. C tests (crates/hbclient-ffi/tests/c) with -Wall -Wextra -Werror under AddressSanitizer and
-#     UBSan, linked statically;
+#     UBSan, linked statically; the lifecycle test also under valgrind (leak check, no
+#     suppressions); the callback stress test (100,000 operations whose callbacks each make a
+#     blocking call; HBCLIENT_STRESS_OPS overrides) within 60 s;
 #  3. C examples (examples/c) built with `pkg-config --cflags --libs hbclient` against the shared
 #     library, under ASan;
 #  4. C++ tests (bindings/cpp/tests, GoogleTest) under ASan;
@@ -19,9 +21,10 @@ mkdir -p "$build"
 step() { echo "== ffi: $*"; }
 
 if [[ ! -f /usr/include/gtest/gtest.h ]] || ! compgen -G "/usr/lib/*/libgtest.a" >/dev/null \
-  || ! command -v cmake >/dev/null || ! command -v pkg-config >/dev/null; then
-  step "installing GoogleTest (libgtest-dev)"
-  apt-get update -qq && apt-get install -y -qq libgtest-dev cmake pkg-config >/dev/null
+  || ! command -v cmake >/dev/null || ! command -v pkg-config >/dev/null \
+  || ! command -v valgrind >/dev/null; then
+  step "installing GoogleTest (libgtest-dev), CMake, pkg-config and valgrind"
+  apt-get update -qq && apt-get install -y -qq libgtest-dev cmake pkg-config valgrind >/dev/null
 fi
 
 step "build libhbclient and mini-hbase"
@@ -67,6 +70,21 @@ step "C tests (ASan + UBSan, static library)"
 gcc "${cflags[@]}" -I"$prefix/include" crates/hbclient-ffi/tests/c/test_hbclient.c \
   "${static_libs[@]}" -o "$build/test_hbclient"
 "$build/test_hbclient"
+gcc "${cflags[@]}" -I"$prefix/include" crates/hbclient-ffi/tests/c/test_lifecycle.c \
+  "${static_libs[@]}" -o "$build/test_lifecycle"
+"$build/test_lifecycle"
+
+step "C lifecycle test under valgrind (shared library, no suppressions)"
+gcc -std=c11 -g -O1 -Wall -Wextra -Werror -I"$prefix/include" \
+  crates/hbclient-ffi/tests/c/test_lifecycle.c -L"$prefix/lib" -lhbclient -o "$build/test_lifecycle_vg"
+LD_LIBRARY_PATH="$prefix/lib" valgrind -q --leak-check=full \
+  --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible \
+  --error-exitcode=3 "$build/test_lifecycle_vg"
+
+step "C callback stress test (blocking calls inside callbacks)"
+gcc -std=c11 -g -O2 -Wall -Wextra -Werror -I"$prefix/include" \
+  crates/hbclient-ffi/tests/c/stress_callbacks.c "${static_libs[@]}" -o "$build/stress_callbacks"
+HBCLIENT_STRESS_DEADLINE_S="${HBCLIENT_STRESS_DEADLINE_S:-60}" "$build/stress_callbacks"
 
 step "C examples (pkg-config, shared library, ASan)"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"

@@ -5,7 +5,8 @@
 //   copied by the library, so temporaries are fine.
 // - Failures throw hbclient::Error, carrying the hb_error's status, message, the server's
 //   exception class and whether a retry may help.
-// - Futures can be waited on or given a callback (run on a library worker thread).
+// - Futures can be waited on or given a callback (run on a library callback thread, where
+//   blocking calls are allowed).
 // No third-party types; link with -lhbclient (or CMake's hbclient::cpp).
 #ifndef HBCLIENT_HPP
 #define HBCLIENT_HPP
@@ -365,7 +366,7 @@ class Future : public FutureRef {
     if (f == nullptr) throw Error(HB_ERR_PANIC, "libhbclient returned no future", "", false);
   }
 
-  /// Calls `callback(FutureRef)` once the operation completes, on a library worker thread
+  /// Calls `callback(FutureRef)` once the operation completes, on a library callback thread
   /// (never the calling one), even if this Future is destroyed first. The callback must not
   /// throw (an escaping exception calls std::terminate). Only one callback per future.
   template <class F>

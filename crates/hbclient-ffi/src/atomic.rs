@@ -11,7 +11,6 @@ use crate::argconv::{arg_bytes, arg_column, arg_out, arg_ref, Out};
 use crate::connection::hb_table;
 use crate::error::{hb_error, hb_status};
 use crate::ops::{hb_delete, hb_put};
-use crate::runtime::block_on;
 
 /// The check of a conditional write, with its table and output, parsed from an export's
 /// arguments: "`family:qualifier` of `row` holds `expected`", or "is absent" when
@@ -66,8 +65,11 @@ impl Conditional<'_> {
         then: impl FnOnce(hbcore::CheckBuilder) -> hbcore::Result<hbcore::CheckAndMutate>,
     ) -> Result<(), hb_error> {
         let cam = then(self.check)?;
-        self.applied
-            .write(block_on(self.table.table.check_and_mutate(cam))??);
+        self.applied.write(
+            self.table
+                .rt
+                .block_on(self.table.table.check_and_mutate(cam))??,
+        );
         Ok(())
     }
 }
@@ -106,7 +108,7 @@ pub unsafe extern "C" fn hb_table_increment(
             qualifier.clone(),
             delta,
         );
-        let result = block_on(table.table.increment(increment))??;
+        let result = table.rt.block_on(table.table.increment(increment))??;
         let value = result.counter(&family, &qualifier).ok_or_else(|| {
             hb_error::new(
                 hb_status::HB_ERR_PROTOCOL,

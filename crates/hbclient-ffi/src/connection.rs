@@ -4,7 +4,9 @@ use std::ffi::c_char;
 
 use crate::argconv::{arg_mut, arg_out, arg_ref, arg_str, into_raw, take};
 use crate::error::{hb_error, hb_status};
-use crate::runtime::{block_on, enter};
+use std::sync::Arc;
+
+use crate::runtime::ConnRuntime;
 
 /// Client settings, by HBase key name (`hbase.zookeeper.quorum`,
 /// `hbase.client.bootstrap.servers`, `hbase.rpc.timeout`, ...).
@@ -20,6 +22,8 @@ pub struct hb_config {
 /// Thread safety: fully thread-safe; share one per process and use it from any thread.
 pub struct hb_connection {
     pub(crate) conn: hbcore::Connection,
+    /// Its I/O threads.
+    pub(crate) rt: Arc<ConnRuntime>,
 }
 
 /// A handle on one table. Makes no RPC until used.
@@ -28,6 +32,8 @@ pub struct hb_connection {
 /// handle at once (they are multiplexed over the connection).
 pub struct hb_table {
     pub(crate) table: hbcore::AsyncTable,
+    /// The connection's I/O threads.
+    pub(crate) rt: Arc<ConnRuntime>,
 }
 
 /// Creates a config with HBase's defaults (ZooKeeper at `127.0.0.1:2181`). Free it with
@@ -107,6 +113,9 @@ pub unsafe extern "C" fn hb_config_free(config: *mut hb_config) {
 
 /// Connects to the cluster `config` describes (blocking: finds the cluster and reads its id, so
 /// a wrong address fails here). Close it with `hb_connection_close`.
+///
+/// Each connection runs its sockets on its own I/O threads (`hb_library_init` sets how many,
+/// default 2, named `hbclient-io-N`); no C code ever runs on them.
 #[no_mangle]
 pub unsafe extern "C" fn hb_connection_open(
     config: *const hb_config,
@@ -117,22 +126,41 @@ pub unsafe extern "C" fn hb_connection_open(
         // SAFETY: arguments are NULL or valid.
         let (config, out) = unsafe { (arg_ref(config, "config")?, arg_out(out, "out")?) };
         let config = config.builder.clone().build();
-        let conn = block_on(hbcore::Connection::connect(config))??;
-        out.write(into_raw(hb_connection { conn }));
+        let rt = ConnRuntime::start()?;
+        match rt.block_on(hbcore::Connection::connect(config)) {
+            Ok(Ok(conn)) => out.write(into_raw(hb_connection { conn, rt })),
+            Ok(Err(e)) => {
+                rt.close();
+                return Err(e.into());
+            }
+            Err(e) => {
+                rt.close();
+                return Err(e);
+            }
+        }
         Ok(())
     })
 }
 
 /// Closes the connection and frees the handle. Operations still running, and later operations
-/// on tables, scanners and mutators opened from it, fail with `HB_ERR_CLOSED`; those handles
-/// must still be freed. NULL is ignored.
+/// on tables, scanners and mutators opened from it, fail with `HB_ERR_CLOSED` (async ones
+/// complete their futures with it, and their callbacks run); those handles must still be freed.
+/// NULL is ignored.
+///
+/// Waits until the connection's I/O has stopped: blocking calls on its handles in other threads
+/// have returned, its I/O threads have exited and its sockets are closed (bounded: at most about
+/// 10 s, after which the threads are left to stop on their own). May be called from a callback.
+/// Thread safety: call it once, after which no thread may use `conn`.
 #[no_mangle]
 pub unsafe extern "C" fn hb_connection_close(conn: *mut hb_connection) {
     ffi_value!((), {
         // SAFETY: `conn` is NULL or an owned connection.
         let conn = unsafe { take(conn) }?;
-        let _context = enter();
-        conn.conn.close();
+        {
+            let _context = conn.rt.enter();
+            conn.conn.close();
+        }
+        conn.rt.close();
         drop(conn);
         Some(())
     })
@@ -157,7 +185,10 @@ pub unsafe extern "C" fn hb_table_open(
             )
         };
         let table = conn.conn.table(name)?;
-        out.write(into_raw(hb_table { table }));
+        out.write(into_raw(hb_table {
+            table,
+            rt: conn.rt.clone(),
+        }));
         Ok(())
     })
 }
@@ -168,7 +199,7 @@ pub unsafe extern "C" fn hb_table_free(table: *mut hb_table) {
     ffi_value!((), {
         // SAFETY: `table` is NULL or an owned table handle.
         let table = unsafe { take(table) }?;
-        let _context = enter();
+        let _context = table.rt.enter();
         drop(table);
         Some(())
     })

@@ -542,7 +542,7 @@ static CALLS: AtomicUsize = AtomicUsize::new(0);
 
 unsafe extern "C" fn count_callback(future: *mut hb_future, userdata: *mut c_void) {
     let name = std::thread::current().name().map(str::to_string);
-    assert_eq!(name.as_deref(), Some("hbclient-worker"));
+    assert_eq!(name.as_deref(), Some("hbclient-cb"));
     assert!(unsafe { hb_future_is_ready(future) });
     CALLS.fetch_add(1, Ordering::SeqCst);
     if !userdata.is_null() {

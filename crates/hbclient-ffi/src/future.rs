@@ -14,7 +14,7 @@ use crate::batch::hb_batch_result;
 use crate::boundary::panic_error;
 use crate::error::{hb_error, hb_status};
 use crate::result::hb_result;
-use crate::runtime::{blocking, runtime};
+use crate::runtime::{blocking, ConnRuntime};
 
 /// The handle of an operation in flight.
 ///
@@ -30,10 +30,19 @@ pub struct hb_future {
 /// Called once when a future completes: `future` is the completed future (take its result or
 /// free it from inside the callback), `userdata` what was given to `hb_future_set_callback`.
 ///
-/// It runs on one of libhbclient's runtime worker threads (named `hbclient-worker`), never on the
-/// thread that set it or submitted the operation, and never inside the submitting call. It may
-/// call any `hb_` function, including blocking ones, but should return promptly; it must not
-/// unwind (no C++ exception may escape it).
+/// Where it runs: on one of libhbclient's completion-executor threads (named `hbclient-cb`; a
+/// fixed pool, `hb_library_init` sizes it, default 4), never on an I/O thread, never on the
+/// thread that set it or submitted the operation, and never inside the submitting call.
+/// Callbacks run in completion order; while all executor threads are busy, further callbacks
+/// wait in an unbounded queue (the I/O goes on).
+///
+/// What it may do: call any `hb_` function, including blocking ones (`hb_table_get`,
+/// `hb_future_wait` on any future, `hb_scanner_next`): a blocking call from a callback waits
+/// for I/O that other threads drive, so it works at any number of concurrent operations; it
+/// only delays the callbacks queued behind it. Reading its own `future` (wait, error, take) is
+/// immediate. It must not call `hb_library_shutdown` (refused with `HB_ERR_INVALID_STATE`) and
+/// must not unwind (no C++ exception may escape it). A callback that never returns holds one
+/// executor thread forever.
 pub type hb_future_callback =
     Option<unsafe extern "C" fn(future: *mut hb_future, userdata: *mut c_void)>;
 
@@ -103,8 +112,14 @@ impl hb_future {
         };
         self.ready.notify_all();
         if let Some(callback) = callback {
-            callback.run(self);
+            let future = self.clone();
+            crate::executor::dispatch(Box::new(move || callback.run(&future)));
         }
+    }
+
+    /// True once completed (reads the state without blocking).
+    fn is_done(&self) -> bool {
+        self.lock().done
     }
 
     fn status(&self) -> hb_status {
@@ -112,18 +127,43 @@ impl hb_future {
     }
 }
 
-/// Starts `op` on the runtime and returns its future handle (already failed when `op` is `Err`:
-/// invalid arguments are reported through the future like any other failure).
-pub(crate) fn spawn<F>(kind: Kind, op: Result<F, hb_error>) -> *mut hb_future
+/// Completes its future with `HB_ERR_CLOSED` when dropped before the operation finished (its
+/// task was dropped because the connection or the library shut down).
+struct Completer(Option<Arc<hb_future>>);
+
+impl Completer {
+    fn complete(mut self, result: Result<Outcome, hb_error>) {
+        if let Some(future) = self.0.take() {
+            future.complete(result);
+        }
+    }
+}
+
+impl Drop for Completer {
+    fn drop(&mut self) {
+        if let Some(future) = self.0.take() {
+            future.complete(Err(hb_error::new(
+                hb_status::HB_ERR_CLOSED,
+                "the connection was closed before the operation finished",
+            )));
+        }
+    }
+}
+
+/// Starts `op` on the connection's I/O threads and returns its future handle (already failed
+/// when `op` is `Err`: invalid arguments are reported through the future like any other
+/// failure; `HB_ERR_CLOSED` after the connection closed).
+pub(crate) fn spawn<F>(kind: Kind, op: Result<(Arc<ConnRuntime>, F), hb_error>) -> *mut hb_future
 where
     F: Future<Output = Result<Outcome, hb_error>> + Send + 'static,
 {
     let future = hb_future::new(kind);
     match op {
         Err(e) => future.complete(Err(e)),
-        Ok(op) => {
-            let completer = future.clone();
-            runtime().spawn(async move {
+        Ok((rt, op)) => {
+            let completer = Completer(Some(future.clone()));
+            // Refused after close: `completer` is dropped with the task and reports it.
+            rt.spawn(async move {
                 let result = AssertUnwindSafe(op)
                     .catch_unwind()
                     .await
@@ -136,7 +176,9 @@ where
 }
 
 /// Blocks until the future completes; returns the operation's status (`HB_OK`, or the status of
-/// `hb_future_error`). `HB_ERR_INVALID_ARGUMENT` when `future` is NULL.
+/// `hb_future_error`). `HB_ERR_INVALID_ARGUMENT` when `future` is NULL. A completed future
+/// returns at once, without any thread switch (so in a callback, waiting on its own future is
+/// free). Any thread may wait, callbacks included.
 #[no_mangle]
 pub unsafe extern "C" fn hb_future_wait(future: *mut hb_future) -> hb_status {
     ffi_value!(hb_status::HB_ERR_PANIC, {
@@ -144,6 +186,9 @@ pub unsafe extern "C" fn hb_future_wait(future: *mut hb_future) -> hb_status {
         let Ok(future) = (unsafe { arg_ref(future.cast_const(), "future") }) else {
             return Some(hb_status::HB_ERR_INVALID_ARGUMENT);
         };
+        if future.is_done() {
+            return Some(future.status());
+        }
         let waited = blocking(|| {
             let mut state = future.lock();
             while !state.done {
@@ -169,6 +214,9 @@ pub unsafe extern "C" fn hb_future_wait_timeout(
         let Ok(future) = (unsafe { arg_ref(future.cast_const(), "future") }) else {
             return Some(hb_status::HB_ERR_INVALID_ARGUMENT);
         };
+        if future.is_done() {
+            return Some(future.status());
+        }
         let deadline = Instant::now().checked_add(Duration::from_millis(timeout_ms));
         let waited = blocking(|| {
             let mut state = future.lock();
@@ -206,8 +254,8 @@ pub unsafe extern "C" fn hb_future_is_ready(future: *const hb_future) -> bool {
 }
 
 /// Sets the function called once the future completes (see `hb_future_callback` for the
-/// thread it runs on). If the future is already complete, the callback is scheduled on a runtime
-/// worker thread right away. Only one callback per future: a second call returns
+/// thread it runs on and what it may do). If the future is already complete, the callback is
+/// queued on the completion executor right away. Only one callback per future: a second call returns
 /// `HB_ERR_INVALID_STATE`. The callback runs even if the future is freed before it completes
 /// (the `future` it receives then must not be freed again).
 #[no_mangle]
@@ -234,7 +282,7 @@ pub unsafe extern "C" fn hb_future_set_callback(
         if state.done {
             drop(state);
             let future = future.clone();
-            runtime().spawn(async move { callback.run(&future) });
+            crate::executor::dispatch(Box::new(move || callback.run(&future)));
         } else {
             state.callback = Some(callback);
         }
@@ -335,7 +383,6 @@ pub unsafe extern "C" fn hb_future_error(future: *const hb_future) -> *const hb_
 #[no_mangle]
 pub unsafe extern "C" fn hb_future_free(future: *mut hb_future) {
     ffi_value!((), {
-        let _context = crate::runtime::enter();
         // SAFETY: `future` is NULL or C's reference, not freed yet.
         unsafe { arc_free(future) };
         Some(())

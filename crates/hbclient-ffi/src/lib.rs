@@ -10,8 +10,10 @@
 //! `HB_ERR_INVALID_ARGUMENT`; no Rust panic crosses into C (`boundary.rs`), and every raw-pointer
 //! conversion lives in `argconv.rs`.
 //!
-//! The library owns one multi-thread tokio runtime (`runtime.rs`): blocking calls wait on it,
-//! `_async` calls spawn tasks on it that complete an [`hb_future`].
+//! Threads (`runtime.rs`, `executor.rs`): each connection owns a multi-thread tokio runtime for
+//! its I/O, where blocking calls wait and `_async` calls spawn the tasks that complete an
+//! [`hb_future`]; callbacks run on one shared, fixed-size completion executor, never on I/O
+//! threads, so they may block.
 //!
 //! # Safety
 //!
@@ -32,7 +34,9 @@ mod atomic;
 mod batch;
 mod connection;
 mod error;
+mod executor;
 mod future;
+mod library;
 mod mutator;
 mod ops;
 mod result;
@@ -50,6 +54,7 @@ pub use batch::*;
 pub use connection::*;
 pub use error::*;
 pub use future::*;
+pub use library::*;
 pub use mutator::*;
 pub use ops::*;
 pub use result::*;

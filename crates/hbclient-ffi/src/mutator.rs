@@ -1,12 +1,13 @@
 //! `hb_mutator`: buffered writes to one table (over `hbclient::BufferedMutator`).
 
 use std::ffi::c_char;
+use std::sync::Arc;
 
 use crate::argconv::{arg_out, arg_ref, arg_str, into_raw, take};
 use crate::connection::hb_connection;
 use crate::error::{hb_error, hb_status};
 use crate::ops::{hb_delete, hb_put};
-use crate::runtime::{block_on, enter};
+use crate::runtime::ConnRuntime;
 
 /// Buffered writes to one table: mutations are collected and sent in batches (one `Multi` per
 /// region server) when `hbase.client.write.buffer` bytes are buffered, on `hb_mutator_flush` and
@@ -16,6 +17,7 @@ use crate::runtime::{block_on, enter};
 /// Do not use it after (or during) `hb_mutator_close`.
 pub struct hb_mutator {
     mutator: hbcore::BufferedMutator,
+    rt: Arc<ConnRuntime>,
 }
 
 fn mutator_error(e: hbcore::MutatorError) -> hb_error {
@@ -41,7 +43,10 @@ pub unsafe extern "C" fn hb_mutator_open(
             )
         };
         let mutator = conn.conn.buffered_mutator(name)?;
-        out.write(into_raw(hb_mutator { mutator }));
+        out.write(into_raw(hb_mutator {
+            mutator,
+            rt: conn.rt.clone(),
+        }));
         Ok(())
     })
 }
@@ -62,7 +67,7 @@ pub unsafe extern "C" fn hb_mutator_put(
                 arg_ref(put, "put")?,
             )
         };
-        block_on(m.mutator.mutate(put.value()))??;
+        m.rt.block_on(m.mutator.mutate(put.value()))??;
         Ok(())
     })
 }
@@ -82,7 +87,7 @@ pub unsafe extern "C" fn hb_mutator_delete(
                 arg_ref(del, "del")?,
             )
         };
-        block_on(m.mutator.mutate(del.value()))??;
+        m.rt.block_on(m.mutator.mutate(del.value()))??;
         Ok(())
     })
 }
@@ -98,7 +103,7 @@ pub unsafe extern "C" fn hb_mutator_flush(
     ffi_status!(err, {
         // SAFETY: `mutator` is NULL or live.
         let m = unsafe { arg_ref(mutator.cast_const(), "mutator") }?;
-        block_on(m.mutator.flush())?.map_err(mutator_error)?;
+        m.rt.block_on(m.mutator.flush())?.map_err(mutator_error)?;
         Ok(())
     })
 }
@@ -114,8 +119,8 @@ pub unsafe extern "C" fn hb_mutator_close(
         // SAFETY: `mutator` is NULL or owned.
         let m = unsafe { take(mutator) }
             .ok_or_else(|| hb_error::invalid("argument `mutator` is NULL"))?;
-        let closed = block_on(m.mutator.close());
-        let _context = enter();
+        let closed = m.rt.block_on(m.mutator.close());
+        let _context = m.rt.enter();
         drop(m);
         closed?.map_err(mutator_error)?;
         Ok(())

@@ -1,7 +1,7 @@
 //! Scans: `hb_scan` describes the rows wanted, `hb_scanner` reads them one row at a time.
 
 use std::ffi::c_void;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use futures::StreamExt;
@@ -10,7 +10,7 @@ use crate::argconv::{arg_bytes, arg_family, arg_mut, arg_out, arg_ref, into_raw,
 use crate::connection::hb_table;
 use crate::error::{hb_error, hb_status};
 use crate::result::hb_result;
-use crate::runtime::{block_on, enter};
+use crate::runtime::ConnRuntime;
 
 /// What a scan reads: a row range, families, a row limit.
 ///
@@ -25,6 +25,7 @@ pub struct hb_scan {
 /// but each row goes to one caller; usually one thread reads a scanner.
 pub struct hb_scanner {
     scanner: Mutex<hbcore::Scanner>,
+    rt: Arc<ConnRuntime>,
 }
 
 fn update(scan: &mut hb_scan, f: impl FnOnce(hbcore::Scan) -> hbcore::Scan) {
@@ -158,6 +159,7 @@ pub unsafe extern "C" fn hb_table_scanner(
         let scanner = table.table.scan(scan);
         out.write(into_raw(hb_scanner {
             scanner: Mutex::new(scanner),
+            rt: table.rt.clone(),
         }));
         Ok(())
     })
@@ -181,7 +183,7 @@ pub unsafe extern "C" fn hb_scanner_next(
             )
         };
         let mut guard = scanner.scanner.lock().unwrap_or_else(|p| p.into_inner());
-        match block_on(guard.next())? {
+        match scanner.rt.block_on(guard.next())? {
             Some(row) => out.write(into_raw(hb_result { row: row? })),
             None => out.write(std::ptr::null_mut()),
         }
@@ -196,7 +198,7 @@ pub unsafe extern "C" fn hb_scanner_free(scanner: *mut hb_scanner) {
         // SAFETY: `scanner` is NULL or owned.
         let scanner = unsafe { take(scanner) }?;
         // Dropping inside the runtime lets the scanner send its close request.
-        let _context = enter();
+        let _context = scanner.rt.enter();
         drop(scanner);
         Some(())
     })

@@ -9,7 +9,6 @@ use crate::error::{hb_error, hb_status};
 use crate::future::{hb_future, spawn, Kind, Outcome};
 use crate::ops::{hb_delete, hb_get, hb_put};
 use crate::result::hb_result;
-use crate::runtime::block_on;
 
 /// Writes one row (blocking until the server applied it).
 #[no_mangle]
@@ -22,7 +21,7 @@ pub unsafe extern "C" fn hb_table_put(
         // SAFETY: handles are NULL or live.
         let (table, put) = unsafe { (arg_ref(table, "table")?, arg_ref(put, "put")?) };
         let put = put.value();
-        block_on(table.table.put(put))??;
+        table.rt.block_on(table.table.put(put))??;
         Ok(())
     })
 }
@@ -45,7 +44,7 @@ pub unsafe extern "C" fn hb_table_get(
                 arg_out(out, "out")?,
             )
         };
-        let row = block_on(table.table.get(get.value()))??;
+        let row = table.rt.block_on(table.table.get(get.value()))??;
         out.write(into_raw(hb_result { row }));
         Ok(())
     })
@@ -61,7 +60,7 @@ pub unsafe extern "C" fn hb_table_delete(
     ffi_status!(err, {
         // SAFETY: handles are NULL or live.
         let (table, del) = unsafe { (arg_ref(table, "table")?, arg_ref(del, "del")?) };
-        block_on(table.table.delete(del.value()))??;
+        table.rt.block_on(table.table.delete(del.value()))??;
         Ok(())
     })
 }
@@ -85,7 +84,9 @@ pub unsafe extern "C" fn hb_table_batch(
                 arg_out(out, "out")?,
             )
         };
-        let outcomes = block_on(table.table.batch(batch.actions.clone()))?;
+        let outcomes = table
+            .rt
+            .block_on(table.table.batch(batch.actions.clone()))?;
         out.write(into_raw(hb_batch_result::new(outcomes)));
         Ok(())
     })
@@ -102,11 +103,12 @@ pub unsafe extern "C" fn hb_table_put_async(
         // SAFETY: handles are NULL or live.
         let args = unsafe { arg_ref(table, "table").and_then(|t| Ok((t, arg_ref(put, "put")?))) };
         let op = args.map(|(table, put)| {
+            let rt = table.rt.clone();
             let (table, put) = (table.table.clone(), put.value());
-            async move {
+            (rt, async move {
                 table.put(put).await?;
                 Ok(Outcome::Unit)
-            }
+            })
         });
         Some(spawn(Kind::Unit, op))
     })
@@ -122,11 +124,12 @@ pub unsafe extern "C" fn hb_table_get_async(
         // SAFETY: handles are NULL or live.
         let args = unsafe { arg_ref(table, "table").and_then(|t| Ok((t, arg_ref(get, "get")?))) };
         let op = args.map(|(table, get)| {
+            let rt = table.rt.clone();
             let (table, get) = (table.table.clone(), get.value());
-            async move {
+            (rt, async move {
                 let row = table.get(get).await?;
                 Ok(Outcome::Row(hb_result { row }))
-            }
+            })
         });
         Some(spawn(Kind::Row, op))
     })
@@ -142,11 +145,12 @@ pub unsafe extern "C" fn hb_table_delete_async(
         // SAFETY: handles are NULL or live.
         let args = unsafe { arg_ref(table, "table").and_then(|t| Ok((t, arg_ref(del, "del")?))) };
         let op = args.map(|(table, del)| {
+            let rt = table.rt.clone();
             let (table, del) = (table.table.clone(), del.value());
-            async move {
+            (rt, async move {
                 table.delete(del).await?;
                 Ok(Outcome::Unit)
-            }
+            })
         });
         Some(spawn(Kind::Unit, op))
     })
@@ -164,11 +168,12 @@ pub unsafe extern "C" fn hb_table_batch_async(
         let args =
             unsafe { arg_ref(table, "table").and_then(|t| Ok((t, arg_ref(batch, "batch")?))) };
         let op = args.map(|(table, batch)| {
+            let rt = table.rt.clone();
             let (table, actions) = (table.table.clone(), batch.actions.clone());
-            async move {
+            (rt, async move {
                 let outcomes = table.batch(actions).await;
                 Ok(Outcome::Batch(hb_batch_result::new(outcomes)))
-            }
+            })
         });
         Some(spawn(Kind::Batch, op))
     })

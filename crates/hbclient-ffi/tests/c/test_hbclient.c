@@ -551,7 +551,7 @@ static void on_put_done(hb_future *future, void *userdata) {
     if (is_submitter || id < 0 || id >= THREADS) {
         atomic_fetch_add(&callbacks_on_submitter, 1);
     }
-    if (strcmp(name, "hbclient-worker") != 0) {
+    if (strcmp(name, "hbclient-cb") != 0) {
         atomic_fetch_add(&callbacks_off_worker, 1);
     }
     if (!hb_future_is_ready(future) || hb_future_wait(future) != HB_OK) {
