@@ -31,6 +31,19 @@ step "build libhbclient and mini-hbase"
 cargo build -q -p mini-hbase
 bash scripts/ffi-install.sh "$prefix" debug
 
+step "ABI: soname, versioned file names, exported symbols = crates/hbclient-ffi/abi/hbclient.abi"
+readelf -d "$prefix/lib/libhbclient.so" | grep -q 'Library soname: \[libhbclient.so.0\]'
+[[ -L "$prefix/lib/libhbclient.so" && -L "$prefix/lib/libhbclient.so.0" \
+  && -f "$(readlink -f "$prefix/lib/libhbclient.so")" ]]
+exported="$(nm -D --defined-only "$prefix/lib/libhbclient.so" | awk '{print $3}' | sort)"
+listed="$(grep -o '[a-z_0-9]*(' crates/hbclient-ffi/abi/hbclient.abi | grep '^hb_' | tr -d '(' | sort)"
+if [[ "$exported" != "$listed" ]]; then
+  echo "exported symbols differ from abi/hbclient.abi (< exported, > listed):"
+  diff <(echo "$exported") <(echo "$listed") || true
+  exit 1
+fi
+echo "$(echo "$exported" | wc -l) symbols, all hb_*, as listed"
+
 mini_pid=""
 cleanup() {
   if [[ -n "$mini_pid" ]]; then

@@ -59,3 +59,77 @@ pub(crate) fn generate() -> String {
         .write(&mut out);
     String::from_utf8(out).expect("cbindgen writes UTF-8")
 }
+
+/// Where the ABI list is checked in.
+pub(crate) fn abi_path() -> PathBuf {
+    crate_dir().join("abi/hbclient.abi")
+}
+
+/// The library's ABI as plain text, one declaration per line (functions, enums, structs,
+/// typedefs and constants of `header`, comments and preprocessor lines dropped, whitespace
+/// collapsed, sorted), so adding, removing or changing any of them is a one-line diff of
+/// `abi/hbclient.abi`.
+pub(crate) fn abi_list(header: &str) -> String {
+    let mut text = String::new();
+    let mut in_comment = false;
+    for line in header.lines() {
+        let mut line = line.trim();
+        if in_comment {
+            match line.find("*/") {
+                Some(end) => {
+                    in_comment = false;
+                    line = line[end + 2..].trim();
+                }
+                None => continue,
+            }
+        }
+        if let Some(start) = line.find("/*") {
+            if !line[start..].contains("*/") {
+                in_comment = true;
+            }
+            line = line[..start].trim();
+        }
+        if let Some(start) = line.find("//") {
+            line = line[..start].trim();
+        }
+        if line.starts_with('#') && !line.starts_with("#define HB_") {
+            continue;
+        }
+        if line.starts_with("extern \"C\"") || line == "}" && text.ends_with("; ") {
+            continue;
+        }
+        if line.starts_with("#define HB_") {
+            // Constants are statements of their own; the version is not part of the ABI.
+            if !line.starts_with("#define HB_VERSION") {
+                text.push_str(line);
+                text.push('\n');
+            }
+            continue;
+        }
+        text.push_str(line);
+        text.push(' ');
+    }
+    let mut out = Vec::new();
+    let (mut depth, mut stmt) = (0usize, String::new());
+    for c in text.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        stmt.push(c);
+        if (c == ';' || c == '\n') && depth == 0 {
+            let s = stmt.split_whitespace().collect::<Vec<_>>().join(" ");
+            let s = s.replace("( ", "(").replace(" )", ")").replace(" ,", ",");
+            if s.starts_with('#') {
+                out.push(s);
+            } else if !s.is_empty() && s != ";" {
+                out.push(format!("{};", s.trim_end_matches(';')));
+            }
+            stmt.clear();
+        }
+    }
+    // Sorted, so moving code between modules changes nothing.
+    out.sort();
+    out.iter().map(|l| format!("{l}\n")).collect()
+}
