@@ -30,8 +30,11 @@ ln -s "libhbclient.so.$version" "$prefix/lib/libhbclient.so.$major"
 ln -s "libhbclient.so.$major" "$prefix/lib/libhbclient.so"
 install -m 644 "$libs/libhbclient.a" "$prefix/lib/"
 sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" \
-    -e "s|@LIBS_PRIVATE@|-lpthread -ldl -lm -lrt -lutil -lgcc_s|" \
+    -e "s|@LIBS_PRIVATE@|-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc|" \
     bindings/pkgconfig/hbclient.pc.in > "$prefix/lib/pkgconfig/hbclient.pc"
+# Libs.private is rustc's own list for the static library
+# (`cargo rustc -p hbclient-ffi --lib --crate-type staticlib -- --print native-static-libs`);
+# scripts/ffi-test.sh links its static tests with exactly `pkg-config --static`'s flags.
 install -m 644 bindings/cmake/hbclientConfig.cmake "$prefix/lib/cmake/hbclient/"
 sed -e "s|@VERSION@|$version|" -e "s|@VERSION_MAJOR@|$major|" -e "s|@VERSION_MINOR@|$minor|" \
     bindings/cmake/hbclientConfigVersion.cmake.in > "$prefix/lib/cmake/hbclient/hbclientConfigVersion.cmake"

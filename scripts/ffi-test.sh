@@ -77,7 +77,11 @@ export LSAN_OPTIONS="suppressions=$root/crates/hbclient-ffi/tests/lsan.supp:prin
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 cflags=(-std=c11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer -fsanitize=address,undefined)
 cxxflags=(-std=c++17 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer -fsanitize=address,undefined)
-static_libs=("$prefix/lib/libhbclient.a" -lpthread -ldl -lm -lrt -lutil)
+# Static links take their system libraries from pkg-config's Libs.private alone, so an
+# incomplete hbclient.pc fails here.
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+# shellcheck disable=SC2207
+static_libs=("$prefix/lib/libhbclient.a" $(pkg-config --static --libs-only-l hbclient | sed 's/-lhbclient//'))
 
 step "C tests (ASan + UBSan, static library)"
 gcc "${cflags[@]}" -I"$prefix/include" crates/hbclient-ffi/tests/c/test_hbclient.c \

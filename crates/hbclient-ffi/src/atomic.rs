@@ -7,18 +7,19 @@ use std::ffi::c_void;
 
 use bytes::Bytes;
 
-use crate::argconv::{arg_bytes, arg_column, arg_out, arg_ref, Out};
+use crate::argconv::{arg_bytes, arg_column, arg_out, arg_ref, opt_out, Out};
 use crate::connection::hb_table;
 use crate::error::{hb_error, hb_status};
 use crate::ops::{hb_delete, hb_put};
 
 /// The check of a conditional write, with its table and output, parsed from an export's
-/// arguments: "`family:qualifier` of `row` holds `expected`", or "is absent" when
-/// `expected_len` is 0 (HBase treats an empty expected value as absence).
+/// arguments: "`family:qualifier` of `row` holds `expected`"; "is absent" when `expected` is
+/// NULL; "holds an empty value" when `expected` is not NULL and `expected_len` is 0 (sent as a
+/// filter check, since HBase's value check cannot tell empty from absent).
 struct Conditional<'a> {
     table: &'a hb_table,
     check: hbcore::CheckBuilder,
-    applied: Out<bool>,
+    applied: Option<Out<bool>>,
 }
 
 impl Conditional<'_> {
@@ -37,18 +38,27 @@ impl Conditional<'_> {
         expected_len: usize,
         applied: *mut bool,
     ) -> Result<Conditional<'a>, hb_error> {
+        let expected_ptr_is_null = expected.is_null();
         // SAFETY: forwarded from the caller.
         let (table, (family, qualifier), expected, applied) = unsafe {
             (
                 arg_ref(table, "table")?,
                 arg_column(family, family_len, qualifier, qualifier_len)?,
                 arg_bytes(expected, expected_len, "expected")?,
-                arg_out(applied, "applied")?,
+                opt_out(applied),
             )
         };
         let check = hbcore::CheckAndMutate::row(row.clone());
-        let check = if expected.is_empty() {
+        let check = if expected.is_empty() && expected_ptr_is_null {
             check.if_not_exists(family, qualifier)
+        } else if expected.is_empty() {
+            check.if_filter(hbcore::Filter::SingleColumnValue {
+                family,
+                qualifier,
+                op: hbcore::CompareOp::Equal,
+                value: Bytes::new(),
+                filter_if_missing: true,
+            })
         } else {
             check.if_equals(family, qualifier, Bytes::copy_from_slice(expected))
         };
@@ -65,11 +75,13 @@ impl Conditional<'_> {
         then: impl FnOnce(hbcore::CheckBuilder) -> hbcore::Result<hbcore::CheckAndMutate>,
     ) -> Result<(), hb_error> {
         let cam = then(self.check)?;
-        self.applied.write(
-            self.table
-                .rt
-                .block_on(self.table.table.check_and_mutate(cam))??,
-        );
+        let applied = self
+            .table
+            .rt
+            .block_on(self.table.table.check_and_mutate(cam))??;
+        if let Some(out) = self.applied {
+            out.write(applied);
+        }
         Ok(())
     }
 }
@@ -123,9 +135,15 @@ pub unsafe extern "C" fn hb_table_increment(
     })
 }
 
-/// Applies `put` only if `family:qualifier` of the put's row holds exactly `expected`
-/// (`expected_len` bytes), or — with `expected_len` 0 — if that column is absent. The check and
-/// the write are one atomic step on the server. `applied` receives whether the put was written.
+/// Applies `put` only if the check on `family:qualifier` of the put's row holds; the check and
+/// the write are one atomic step on the server. The check, by `expected`:
+/// - `expected` NULL (`expected_len` must be 0): the column is absent (HBase also counts a cell
+///   with an empty value as absent here);
+/// - `expected` not NULL, `expected_len` 0: the column is present and its value is empty;
+/// - otherwise: the column's newest value is exactly those `expected_len` bytes.
+///
+/// `applied` (may be NULL) receives whether the put was written; it is written only on `HB_OK`.
+/// `table` and `put` must not be NULL, nor `family` (`HB_ERR_INVALID_ARGUMENT`).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn hb_table_check_and_put(
@@ -161,8 +179,8 @@ pub unsafe extern "C" fn hb_table_check_and_put(
     })
 }
 
-/// Applies `del` only if `family:qualifier` of the delete's row holds exactly `expected`, or —
-/// with `expected_len` 0 — if that column is absent; atomically, as `hb_table_check_and_put`.
+/// Applies `del` only if the check on `family:qualifier` of the delete's row holds; checks,
+/// `applied` (may be NULL) and NULL rules as `hb_table_check_and_put`.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn hb_table_check_and_delete(

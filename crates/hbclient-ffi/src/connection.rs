@@ -51,7 +51,9 @@ pub unsafe extern "C" fn hb_config_new(out: *mut *mut hb_config) -> hb_status {
 }
 
 /// Sets a value by its HBase key name (both NUL-terminated UTF-8; copied). Unknown keys and
-/// malformed values return `HB_ERR_INVALID_ARGUMENT` and leave the config unchanged.
+/// malformed values return `HB_ERR_INVALID_ARGUMENT` and leave the config unchanged; use
+/// `hb_config_set_err` to learn why. Sizes may be given as Hadoop does: `2MB`, `64k`, `1g`
+/// (binary units, case-insensitive, optional `b`). Not synchronised: one thread per config.
 ///
 /// Discovery: `hbase.zookeeper.quorum` (+ `hbase.zookeeper.property.clientPort`,
 /// `zookeeper.znode.parent`) or, ZooKeeper-free, `hbase.client.bootstrap.servers`. Also:
@@ -68,7 +70,21 @@ pub unsafe extern "C" fn hb_config_set(
     key: *const c_char,
     value: *const c_char,
 ) -> hb_status {
-    ffi_status!(std::ptr::null_mut(), {
+    // SAFETY: forwarded.
+    unsafe { hb_config_set_err(config, key, value, std::ptr::null_mut()) }
+}
+
+/// `hb_config_set` with the reason of a rejection: on failure, when `err` is not NULL, `*err`
+/// receives an error whose message names the key and what is wrong (free it with
+/// `hb_error_free`).
+#[no_mangle]
+pub unsafe extern "C" fn hb_config_set_err(
+    config: *mut hb_config,
+    key: *const c_char,
+    value: *const c_char,
+    err: *mut *mut hb_error,
+) -> hb_status {
+    ffi_status!(err, {
         // SAFETY: arguments are NULL or valid, as the API requires.
         let (config, key, value) = unsafe {
             (
@@ -77,9 +93,35 @@ pub unsafe extern "C" fn hb_config_set(
                 arg_str(value, "value")?,
             )
         };
-        config.builder = config.builder.clone().set(key, value)?;
+        config.builder = match config.builder.clone().set(key, value) {
+            Ok(builder) => builder,
+            Err(first) => match size_in_bytes(value) {
+                Some(bytes) => config.builder.clone().set(key, &bytes.to_string())?,
+                None => return Err(first.into()),
+            },
+        };
         Ok(())
     })
+}
+
+/// `2MB`, `64k`, `1g` ... as a byte count (Hadoop's `getLongBytes`: binary units k, m, g, t, p,
+/// optionally followed by `b`, case-insensitive); None for anything else.
+fn size_in_bytes(value: &str) -> Option<u64> {
+    let v = value.trim().to_ascii_lowercase();
+    let v = v.strip_suffix('b').unwrap_or(&v);
+    let (digits, shift) = match v.chars().last()? {
+        'k' => (&v[..v.len() - 1], 10),
+        'm' => (&v[..v.len() - 1], 20),
+        'g' => (&v[..v.len() - 1], 30),
+        't' => (&v[..v.len() - 1], 40),
+        'p' => (&v[..v.len() - 1], 50),
+        _ => return None,
+    };
+    digits
+        .trim()
+        .parse::<u64>()
+        .ok()?
+        .checked_mul(1u64 << shift)
 }
 
 /// Applies the client configuration in directory `dir` (NUL-terminated path): `core-site.xml`

@@ -1181,8 +1181,8 @@ fn counters_and_conditional_writes() {
         hb_result_free(result);
         assert_eq!(
             hb_table_check_and_put(table, f, 1, q, 1, null(), 0, second, null_mut(), null_mut()),
-            HB_ERR_INVALID_ARGUMENT,
-            "applied is required"
+            HB_OK,
+            "applied may be NULL"
         );
         assert_eq!(
             hb_table_check_and_put(

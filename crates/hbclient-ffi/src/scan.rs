@@ -24,8 +24,16 @@ pub struct hb_scan {
 /// Thread safety: calls are serialised internally, so it is safe to use from several threads,
 /// but each row goes to one caller; usually one thread reads a scanner.
 pub struct hb_scanner {
-    scanner: Mutex<hbcore::Scanner>,
+    scanner: Mutex<ScannerState>,
     rt: Arc<ConnRuntime>,
+}
+
+/// A scanner and how it ended, so a call after an error reports the error again rather than
+/// looking like the end of the scan.
+struct ScannerState {
+    scanner: hbcore::Scanner,
+    failed: Option<hb_error>,
+    ended: bool,
 }
 
 fn update(scan: &mut hb_scan, f: impl FnOnce(hbcore::Scan) -> hbcore::Scan) {
@@ -158,16 +166,26 @@ pub unsafe extern "C" fn hb_table_scanner(
             .expect("a scan builder always holds its scan");
         let scanner = table.table.scan(scan);
         out.write(into_raw(hb_scanner {
-            scanner: Mutex::new(scanner),
+            scanner: Mutex::new(ScannerState {
+                scanner,
+                failed: None,
+                ended: false,
+            }),
             rt: table.rt.clone(),
         }));
         Ok(())
     })
 }
 
-/// The next row (blocking while a chunk is fetched): `HB_OK` with `*result` set to a new result
-/// (free with `hb_result_free`), or `HB_OK` with `*result` set to NULL at the end of the scan.
-/// After an error the scanner is finished.
+/// The next row (blocking while a chunk is fetched). Three outcomes, always distinguishable:
+/// - a row: `HB_OK` with `*result` set to a new result (free it with `hb_result_free`);
+/// - the end of the scan: `HB_OK` with `*result` set to NULL (and again on every later call);
+/// - an error: its status, `*result` untouched, `*err` set when `err` is not NULL. The scanner
+///   is then finished, and every later call returns the same status and error again (it never
+///   turns into an end).
+///
+/// `scanner` and `result` must not be NULL (`HB_ERR_INVALID_ARGUMENT`). Use from one thread at
+/// a time (concurrent calls are serialised).
 #[no_mangle]
 pub unsafe extern "C" fn hb_scanner_next(
     scanner: *mut hb_scanner,
@@ -183,9 +201,27 @@ pub unsafe extern "C" fn hb_scanner_next(
             )
         };
         let mut guard = scanner.scanner.lock().unwrap_or_else(|p| p.into_inner());
-        match scanner.rt.block_on(guard.next())? {
-            Some(row) => out.write(into_raw(hb_result { row: row? })),
-            None => out.write(std::ptr::null_mut()),
+        if let Some(e) = &guard.failed {
+            return Err(e.clone());
+        }
+        if guard.ended {
+            out.write(std::ptr::null_mut());
+            return Ok(());
+        }
+        let next = scanner
+            .rt
+            .block_on(guard.scanner.next())
+            .and_then(|row| row.transpose().map_err(hb_error::from));
+        match next {
+            Ok(Some(row)) => out.write(into_raw(hb_result { row })),
+            Ok(None) => {
+                guard.ended = true;
+                out.write(std::ptr::null_mut());
+            }
+            Err(e) => {
+                guard.failed = Some(e.clone());
+                return Err(e);
+            }
         }
         Ok(())
     })
