@@ -127,6 +127,10 @@ enum hb_status
    */
   HB_ERR_AUTHENTICATION = 14,
   /**
+   * The operation was cancelled (`hb_future_cancel`). A write may still have been applied.
+   */
+  HB_ERR_CANCELLED = 15,
+  /**
    * An error of a kind this version does not name.
    */
   HB_ERR_UNKNOWN = 99,
@@ -138,6 +142,80 @@ typedef enum hb_status hb_status;
 typedef uint32_t hb_status;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+/**
+ * A comparison operator, passed as a `uint32_t` (`op` arguments). HBase's order: for row and
+ * value filters the stored value is on the left (`stored OP given`).
+ */
+enum hb_compare_op
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `<`
+   */
+  HB_COMPARE_LESS = 0,
+  /**
+   * `<=`
+   */
+  HB_COMPARE_LESS_OR_EQUAL = 1,
+  /**
+   * `==`
+   */
+  HB_COMPARE_EQUAL = 2,
+  /**
+   * `!=`
+   */
+  HB_COMPARE_NOT_EQUAL = 3,
+  /**
+   * `>=`
+   */
+  HB_COMPARE_GREATER_OR_EQUAL = 4,
+  /**
+   * `>`
+   */
+  HB_COMPARE_GREATER = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum hb_compare_op hb_compare_op;
+#else
+typedef uint32_t hb_compare_op;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How the filters of a filter list combine, passed as a `uint32_t`.
+ */
+enum hb_filter_list_op
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Every filter must pass (AND).
+   */
+  HB_FILTER_MUST_PASS_ALL = 0,
+  /**
+   * One passing filter is enough (OR).
+   */
+  HB_FILTER_MUST_PASS_ONE = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum hb_filter_list_op hb_filter_list_op;
+#else
+typedef uint32_t hb_filter_list_op;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Bytes to append atomically to columns of one row (an `Append`): each value is added to the
+ * end of the column's current value (a missing column counts as empty). Sent with a nonce, so
+ * a retry is not applied twice. A plain value: one thread at a time.
+ */
+typedef struct hb_append hb_append;
 
 /**
  * A list of operations sent together (grouped into one `Multi` RPC per region server).
@@ -183,6 +261,12 @@ typedef struct hb_delete hb_delete;
  * (`const hb_error *` from futures and batch results) live as long as their owner.
  */
 typedef struct hb_error hb_error;
+
+/**
+ * A server-side filter. A plain value: one thread at a time. Operations copy it, so it may be
+ * freed (or changed) right after being given to a get, scan or list.
+ */
+typedef struct hb_filter hb_filter;
 
 /**
  * The handle of an operation in flight.
@@ -243,6 +327,12 @@ typedef struct hb_scanner hb_scanner;
  * handle at once (they are multiplexed over the connection).
  */
 typedef struct hb_table hb_table;
+
+/**
+ * Table names returned by `hb_admin_list_tables` (`namespace:name`, or `name` in the default
+ * namespace). Immutable: any number of threads may read it.
+ */
+typedef struct hb_table_names hb_table_names;
 
 /**
  * Called once when a future completes: `future` is the completed future (take its result or
@@ -316,6 +406,75 @@ extern "C" {
  * check that the header and the library match.
  */
 const char *hb_version(void);
+
+/**
+ * Creates table `name` with the column families `families` (`family_count` NUL-terminated
+ * names, at least one), pre-split at `split_count` keys (`split_keys[i]` of `split_key_lens[i]`
+ * bytes; both arrays may be NULL when `split_count` is 0). Returns once the table is enabled
+ * and its regions are online. An existing table fails with `HB_ERR_REMOTE`
+ * (`TableExistsException`).
+ */
+hb_status hb_admin_create_table(const struct hb_connection *conn,
+                                const char *name,
+                                const char *const *families,
+                                size_t family_count,
+                                const void *const *split_keys,
+                                const size_t *split_key_lens,
+                                size_t split_count,
+                                struct hb_error **err);
+
+/**
+ * Deletes table `name` (it must be disabled first: else `HB_ERR_REMOTE`,
+ * `TableNotDisabledException`; a missing one gives `HB_ERR_TABLE_NOT_FOUND`).
+ */
+hb_status hb_admin_delete_table(const struct hb_connection *conn,
+                                const char *name,
+                                struct hb_error **err);
+
+/**
+ * Disables table `name` (its operations then fail with `HB_ERR_TABLE_NOT_ENABLED`).
+ */
+hb_status hb_admin_disable_table(const struct hb_connection *conn,
+                                 const char *name,
+                                 struct hb_error **err);
+
+/**
+ * Enables table `name` again; returns once its regions are online.
+ */
+hb_status hb_admin_enable_table(const struct hb_connection *conn,
+                                const char *name,
+                                struct hb_error **err);
+
+/**
+ * Whether table `name` exists (`exists` must not be NULL).
+ */
+hb_status hb_admin_table_exists(const struct hb_connection *conn,
+                                const char *name,
+                                bool *exists,
+                                struct hb_error **err);
+
+/**
+ * The names of the user tables, into `*out` (free with `hb_table_names_free`).
+ */
+hb_status hb_admin_list_tables(const struct hb_connection *conn,
+                               struct hb_table_names **out,
+                               struct hb_error **err);
+
+/**
+ * Number of names (0 for NULL).
+ */
+size_t hb_table_names_count(const struct hb_table_names *names);
+
+/**
+ * Name `index` (NUL-terminated, valid until `hb_table_names_free`); NULL when out of range or
+ * `names` is NULL.
+ */
+const char *hb_table_names_get(const struct hb_table_names *names, size_t index);
+
+/**
+ * Frees a list of names. NULL is ignored.
+ */
+void hb_table_names_free(struct hb_table_names *names);
 
 /**
  * Adds `delta` to the 8-byte big-endian counter at `family:qualifier` of `row` (a missing
@@ -508,9 +667,29 @@ hb_status hb_table_open(const struct hb_connection *conn,
                         struct hb_error **err);
 
 /**
+ * A new handle on the same table whose every operation (blocking or async, except scanners and
+ * mutators) fails with `HB_ERR_TIMEOUT` once it has run `timeout_ms` milliseconds (at least 1),
+ * whatever the connection's `hbase.client.operation.timeout`: a per-call timeout. An operation
+ * that timed out may still have been applied. Free it with `hb_table_free`.
+ */
+hb_status hb_table_with_timeout(const struct hb_table *table,
+                                uint64_t timeout_ms,
+                                struct hb_table **out);
+
+/**
  * Frees a table handle (the connection stays open). NULL is ignored.
  */
 void hb_table_free(struct hb_table *table);
+
+/**
+ * One counter of the connection, by name (NUL-terminated), read now: `rpcs` (all RPCs sent),
+ * `rpcs.Get`, `rpcs.Mutate`, `rpcs.Multi`, `rpcs.Scan` (and the other methods counted by the
+ * client), `bytes_out`, `bytes_in`, `retries`, `meta_lookups`, `connections_opened`,
+ * `socket_writes`, `in_flight`. By name so that new counters never change the ABI.
+ * `HB_ERR_NOT_FOUND` for a name this version does not know; `value` must not be NULL.
+ * Thread-safe.
+ */
+hb_status hb_connection_metric(const struct hb_connection *conn, const char *name, uint64_t *value);
 
 /**
  * The text of a status (a static string; "unknown status" for numbers this version does not
@@ -547,6 +726,85 @@ bool hb_error_is_retriable(const struct hb_error *error);
  * borrowed `const hb_error *` (from a future or batch result).
  */
 void hb_error_free(struct hb_error *error);
+
+/**
+ * Copies an error (owned or borrowed, e.g. from `hb_future_error` to keep it past
+ * `hb_future_free`) into a new owned one for `*out` (free it with `hb_error_free`). `error`
+ * and `out` must not be NULL.
+ */
+hb_status hb_error_copy(const struct hb_error *error, struct hb_error **out);
+
+/**
+ * Rows whose key starts with `prefix` (`PrefixFilter`). Free with `hb_filter_free`.
+ */
+hb_status hb_filter_prefix_new(const void *prefix, size_t prefix_len, struct hb_filter **out);
+
+/**
+ * Columns whose qualifier starts with `prefix` (`ColumnPrefixFilter`).
+ */
+hb_status hb_filter_column_prefix_new(const void *prefix,
+                                      size_t prefix_len,
+                                      struct hb_filter **out);
+
+/**
+ * Rows whose column `family:qualifier` has a newest value with `value OP stored` true
+ * (`SingleColumnValueFilter`; `op` is an `hb_compare_op`). Rows lacking the column pass,
+ * unless `drop_if_missing`.
+ */
+hb_status hb_filter_column_value_new(const void *family,
+                                     size_t family_len,
+                                     const void *qualifier,
+                                     size_t qualifier_len,
+                                     uint32_t op,
+                                     const void *value,
+                                     size_t value_len,
+                                     bool drop_if_missing,
+                                     struct hb_filter **out);
+
+/**
+ * Rows whose key satisfies `key OP row` (`RowFilter`; `op` is an `hb_compare_op`).
+ */
+hb_status hb_filter_row_new(uint32_t op, const void *key, size_t key_len, struct hb_filter **out);
+
+/**
+ * Cells whose value satisfies `value OP stored` (`ValueFilter`; `op` is an `hb_compare_op`).
+ */
+hb_status hb_filter_value_new(uint32_t op,
+                              const void *value,
+                              size_t value_len,
+                              struct hb_filter **out);
+
+/**
+ * Keys only: every value comes back empty (`KeyOnlyFilter`).
+ */
+hb_status hb_filter_key_only_new(struct hb_filter **out);
+
+/**
+ * Only the first cell of each row (`FirstKeyOnlyFilter`, cheap row counting).
+ */
+hb_status hb_filter_first_key_only_new(struct hb_filter **out);
+
+/**
+ * At most `rows` rows per region scanned (`PageFilter`; at least 1).
+ */
+hb_status hb_filter_page_new(int64_t rows, struct hb_filter **out);
+
+/**
+ * An empty filter list (`FilterList`) combining, by `op` (an `hb_filter_list_op`), the filters
+ * later added with `hb_filter_list_add`.
+ */
+hb_status hb_filter_list_new(uint32_t op, struct hb_filter **out);
+
+/**
+ * Adds a copy of `filter` to `list` (made by `hb_filter_list_new`; otherwise
+ * `HB_ERR_INVALID_ARGUMENT`). Lists may nest.
+ */
+hb_status hb_filter_list_add(struct hb_filter *list, const struct hb_filter *filter);
+
+/**
+ * Frees a filter. NULL is ignored.
+ */
+void hb_filter_free(struct hb_filter *filter);
 
 /**
  * Blocks until the future completes; returns the operation's status (`HB_OK`, or the status of
@@ -597,6 +855,14 @@ hb_status hb_future_take_batch_result(struct hb_future *future, struct hb_batch_
  * NULL while running, after success, or for a NULL future.
  */
 const struct hb_error *hb_future_error(const struct hb_future *future);
+
+/**
+ * Cancels the operation: its task stops at its next wait, and the future completes with
+ * `HB_ERR_CANCELLED` (its callback, if any, runs as usual). `HB_OK` when the request was
+ * made; `HB_ERR_INVALID_STATE` when the future had already completed (nothing changes). A write
+ * already sent may still be applied by the server. Thread-safe; does not block.
+ */
+hb_status hb_future_cancel(struct hb_future *future);
 
 /**
  * Frees the handle. A running operation is not cancelled: it completes, its result is dropped
@@ -758,6 +1024,38 @@ hb_status hb_delete_add_family(struct hb_delete *del, const void *family, size_t
 void hb_delete_free(struct hb_delete *del);
 
 /**
+ * Reads only cells with `from_ms <= timestamp < to_ms` (milliseconds since the epoch).
+ */
+hb_status hb_get_set_time_range(struct hb_get *get, uint64_t from_ms, uint64_t to_ms);
+
+/**
+ * Applies a copy of `filter` on the server (replacing an earlier one).
+ */
+hb_status hb_get_set_filter(struct hb_get *get, const struct hb_filter *filter);
+
+/**
+ * Starts an append to `row` (not empty). Free with `hb_append_free`.
+ */
+hb_status hb_append_new(const void *row, size_t row_len, struct hb_append **out);
+
+/**
+ * Adds `value` to append to `family:qualifier` (qualifier and value may be empty; the family
+ * may not).
+ */
+hb_status hb_append_add(struct hb_append *append,
+                        const void *family,
+                        size_t family_len,
+                        const void *qualifier,
+                        size_t qualifier_len,
+                        const void *value,
+                        size_t value_len);
+
+/**
+ * Frees an append. NULL is ignored.
+ */
+void hb_append_free(struct hb_append *append);
+
+/**
  * True when the row has no cells (it does not exist, or nothing matched). True for NULL.
  */
 bool hb_result_is_empty(const struct hb_result *result);
@@ -863,6 +1161,43 @@ hb_status hb_scanner_next(struct hb_scanner *scanner,
 void hb_scanner_free(struct hb_scanner *scanner);
 
 /**
+ * Reads the rows in descending key order (`start_row` is then the highest key read and
+ * `stop_row` the lower, exclusive bound).
+ */
+hb_status hb_scan_set_reversed(struct hb_scan *scan);
+
+/**
+ * Reads up to `max_versions` versions of each column (at least 1), newest first.
+ */
+hb_status hb_scan_set_max_versions(struct hb_scan *scan, uint32_t max_versions);
+
+/**
+ * Reads only cells with `from_ms <= timestamp < to_ms` (milliseconds since the epoch).
+ */
+hb_status hb_scan_set_time_range(struct hb_scan *scan, uint64_t from_ms, uint64_t to_ms);
+
+/**
+ * Reads only the rows whose key starts with `prefix` (sets both the start and the stop row).
+ */
+hb_status hb_scan_set_prefix(struct hb_scan *scan, const void *prefix, size_t prefix_len);
+
+/**
+ * Returns at most `cells` cells per result (at least 1): a wide row then comes back as several
+ * consecutive results with the same row key.
+ */
+hb_status hb_scan_set_batch(struct hb_scan *scan, uint32_t cells);
+
+/**
+ * Fetches at most about `bytes` bytes per round trip (at least 1).
+ */
+hb_status hb_scan_set_max_result_size(struct hb_scan *scan, uint64_t bytes);
+
+/**
+ * Applies a copy of `filter` on the servers (replacing an earlier one).
+ */
+hb_status hb_scan_set_filter(struct hb_scan *scan, const struct hb_filter *filter);
+
+/**
  * Writes one row (blocking until the server applied it).
  */
 hb_status hb_table_put(const struct hb_table *table,
@@ -916,6 +1251,31 @@ struct hb_future *hb_table_delete_async(const struct hb_table *table, const stru
  * `hb_table_put_async`.
  */
 struct hb_future *hb_table_batch_async(const struct hb_table *table, const struct hb_batch *batch);
+
+/**
+ * Whether the row `get` describes has any cell matching it (blocking; the cells themselves are
+ * not sent back). `exists` must not be NULL.
+ */
+hb_status hb_table_exists(const struct hb_table *table,
+                          const struct hb_get *get,
+                          bool *exists,
+                          struct hb_error **err);
+
+/**
+ * Appends atomically (blocking) and, when `out` is not NULL, returns the new values of the
+ * appended columns as a result (free it with `hb_result_free`); `out` may be NULL.
+ */
+hb_status hb_table_append(const struct hb_table *table,
+                          const struct hb_append *append,
+                          struct hb_result **out,
+                          struct hb_error **err);
+
+/**
+ * Starts an append; take the new values with `hb_future_take_result`. Otherwise as
+ * `hb_table_put_async`.
+ */
+struct hb_future *hb_table_append_async(const struct hb_table *table,
+                                        const struct hb_append *append);
 
 #ifdef __cplusplus
 }  // extern "C"

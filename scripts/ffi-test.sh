@@ -89,6 +89,9 @@ gcc "${cflags[@]}" -I"$prefix/include" crates/hbclient-ffi/tests/c/test_hbclient
 "$build/test_hbclient"
 gcc "${cflags[@]}" -I"$prefix/include" crates/hbclient-ffi/tests/c/test_lifecycle.c \
   "${static_libs[@]}" -o "$build/test_lifecycle"
+gcc "${cflags[@]}" -I"$prefix/include" crates/hbclient-ffi/tests/c/test_features.c \
+  "${static_libs[@]}" -o "$build/test_features"
+"$build/test_features"
 "$build/test_lifecycle"
 
 step "C lifecycle test under valgrind (shared library, no suppressions)"

@@ -75,10 +75,7 @@ impl Conditional<'_> {
         then: impl FnOnce(hbcore::CheckBuilder) -> hbcore::Result<hbcore::CheckAndMutate>,
     ) -> Result<(), hb_error> {
         let cam = then(self.check)?;
-        let applied = self
-            .table
-            .rt
-            .block_on(self.table.table.check_and_mutate(cam))??;
+        let applied = self.table.run(self.table.table.check_and_mutate(cam))?;
         if let Some(out) = self.applied {
             out.write(applied);
         }
@@ -120,7 +117,7 @@ pub unsafe extern "C" fn hb_table_increment(
             qualifier.clone(),
             delta,
         );
-        let result = table.rt.block_on(table.table.increment(increment))??;
+        let result = table.run(table.table.increment(increment))?;
         let value = result.counter(&family, &qualifier).ok_or_else(|| {
             hb_error::new(
                 hb_status::HB_ERR_PROTOCOL,

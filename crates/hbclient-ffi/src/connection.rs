@@ -4,7 +4,9 @@ use std::ffi::c_char;
 
 use crate::argconv::{arg_mut, arg_out, arg_ref, arg_str, into_raw, take};
 use crate::error::{hb_error, hb_status};
+use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::runtime::ConnRuntime;
 
@@ -34,6 +36,38 @@ pub struct hb_table {
     pub(crate) table: hbcore::AsyncTable,
     /// The connection's I/O threads.
     pub(crate) rt: Arc<ConnRuntime>,
+    /// Bound of each operation made through this handle (`hb_table_with_timeout`).
+    pub(crate) timeout: Option<Duration>,
+}
+
+impl hb_table {
+    /// Waits for `op` on the calling thread, at most this handle's timeout.
+    pub(crate) fn run<T>(
+        &self,
+        op: impl Future<Output = hbcore::Result<T>>,
+    ) -> Result<T, hb_error> {
+        self.rt
+            .block_on(bounded(self.timeout, async { Ok(op.await?) }))?
+    }
+}
+
+/// `op`, failing with `HB_ERR_TIMEOUT` after `timeout` (when there is one).
+pub(crate) async fn bounded<T>(
+    timeout: Option<Duration>,
+    op: impl Future<Output = Result<T, hb_error>>,
+) -> Result<T, hb_error> {
+    match timeout {
+        None => op.await,
+        Some(limit) => tokio::time::timeout(limit, op).await.unwrap_or_else(|_| {
+            Err(hb_error::new(
+                hb_status::HB_ERR_TIMEOUT,
+                format!(
+                    "the operation did not finish within its {} ms timeout",
+                    limit.as_millis()
+                ),
+            ))
+        }),
+    }
 }
 
 /// Creates a config with HBase's defaults (ZooKeeper at `127.0.0.1:2181`). Free it with
@@ -230,6 +264,32 @@ pub unsafe extern "C" fn hb_table_open(
         out.write(into_raw(hb_table {
             table,
             rt: conn.rt.clone(),
+            timeout: None,
+        }));
+        Ok(())
+    })
+}
+
+/// A new handle on the same table whose every operation (blocking or async, except scanners and
+/// mutators) fails with `HB_ERR_TIMEOUT` once it has run `timeout_ms` milliseconds (at least 1),
+/// whatever the connection's `hbase.client.operation.timeout`: a per-call timeout. An operation
+/// that timed out may still have been applied. Free it with `hb_table_free`.
+#[no_mangle]
+pub unsafe extern "C" fn hb_table_with_timeout(
+    table: *const hb_table,
+    timeout_ms: u64,
+    out: *mut *mut hb_table,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `table` is NULL or live; `out` is NULL or writable.
+        let (table, out) = unsafe { (arg_ref(table, "table")?, arg_out(out, "out")?) };
+        if timeout_ms == 0 {
+            return Err(hb_error::invalid("timeout_ms must be at least 1"));
+        }
+        out.write(into_raw(hb_table {
+            table: table.table.clone(),
+            rt: table.rt.clone(),
+            timeout: Some(Duration::from_millis(timeout_ms)),
         }));
         Ok(())
     })
@@ -244,5 +304,51 @@ pub unsafe extern "C" fn hb_table_free(table: *mut hb_table) {
         let _context = table.rt.enter();
         drop(table);
         Some(())
+    })
+}
+
+/// One counter of the connection, by name (NUL-terminated), read now: `rpcs` (all RPCs sent),
+/// `rpcs.Get`, `rpcs.Mutate`, `rpcs.Multi`, `rpcs.Scan` (and the other methods counted by the
+/// client), `bytes_out`, `bytes_in`, `retries`, `meta_lookups`, `connections_opened`,
+/// `socket_writes`, `in_flight`. By name so that new counters never change the ABI.
+/// `HB_ERR_NOT_FOUND` for a name this version does not know; `value` must not be NULL.
+/// Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn hb_connection_metric(
+    conn: *const hb_connection,
+    name: *const c_char,
+    value: *mut u64,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: arguments are NULL or valid.
+        let (conn, name, out) = unsafe {
+            (
+                arg_ref(conn, "conn")?,
+                arg_str(name, "name")?,
+                arg_out(value, "value")?,
+            )
+        };
+        let m = conn.conn.metrics();
+        let v = match name {
+            "rpcs" => m.rpcs.iter().map(|(_, n)| n).sum(),
+            "bytes_out" => m.bytes_out,
+            "bytes_in" => m.bytes_in,
+            "retries" => m.retries,
+            "meta_lookups" => m.meta_lookups,
+            "connections_opened" => m.connections_opened,
+            "socket_writes" => m.socket_writes,
+            "in_flight" => m.in_flight,
+            other => match other.strip_prefix("rpcs.") {
+                Some(method) if m.rpcs.iter().any(|(k, _)| *k == method) => m.rpcs_of(method),
+                _ => {
+                    return Err(hb_error::new(
+                        hb_status::HB_ERR_NOT_FOUND,
+                        format!("no counter named {other:?}"),
+                    ))
+                }
+            },
+        };
+        out.write(v);
+        Ok(())
     })
 }

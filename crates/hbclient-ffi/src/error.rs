@@ -3,7 +3,7 @@
 
 use std::ffi::{c_char, CStr, CString};
 
-use crate::argconv::{arg_ref, take};
+use crate::argconv::{arg_out, arg_ref, into_raw, take};
 
 /// The outcome of a call. Numbers are stable: values are never renumbered or reused.
 #[repr(u32)]
@@ -40,6 +40,8 @@ pub enum hb_status {
     /// Who the client is could not be proven or was refused: Kerberos credentials, SASL
     /// negotiation, TLS certificates, or the server's access check. Not retriable.
     HB_ERR_AUTHENTICATION = 14,
+    /// The operation was cancelled (`hb_future_cancel`). A write may still have been applied.
+    HB_ERR_CANCELLED = 15,
     /// An error of a kind this version does not name.
     HB_ERR_UNKNOWN = 99,
 }
@@ -47,7 +49,7 @@ pub enum hb_status {
 /// The one table of statuses: each status with its text. `hb_status_str`, the number
 /// conversion and the C++ wrapper's names all come from here and the enum above; the unit test
 /// `status_table_covers_the_enum` fails when a variant is missing, repeated or renumbered.
-pub(crate) const STATUSES: [(hb_status, &CStr); 16] = {
+pub(crate) const STATUSES: [(hb_status, &CStr); 17] = {
     use hb_status::*;
     [
         (HB_OK, c"ok"),
@@ -65,6 +67,7 @@ pub(crate) const STATUSES: [(hb_status, &CStr); 16] = {
         (HB_ERR_NOT_FOUND, c"not found"),
         (HB_ERR_PANIC, c"internal error (panic)"),
         (HB_ERR_AUTHENTICATION, c"authentication failed"),
+        (HB_ERR_CANCELLED, c"cancelled"),
         (HB_ERR_UNKNOWN, c"unknown error"),
     ]
 };
@@ -109,7 +112,8 @@ mod status_table_tests {
             HB_ERR_NOT_FOUND => 12,
             HB_ERR_PANIC => 13,
             HB_ERR_AUTHENTICATION => 14,
-            HB_ERR_UNKNOWN => 15,
+            HB_ERR_CANCELLED => 15,
+            HB_ERR_UNKNOWN => 16,
         }
     }
 
@@ -259,5 +263,21 @@ pub unsafe extern "C" fn hb_error_free(error: *mut hb_error) {
         // SAFETY: `error` is NULL or an owned error not freed yet.
         drop(unsafe { take(error) });
         Some(())
+    })
+}
+
+/// Copies an error (owned or borrowed, e.g. from `hb_future_error` to keep it past
+/// `hb_future_free`) into a new owned one for `*out` (free it with `hb_error_free`). `error`
+/// and `out` must not be NULL.
+#[no_mangle]
+pub unsafe extern "C" fn hb_error_copy(
+    error: *const hb_error,
+    out: *mut *mut hb_error,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `error` is NULL or live; `out` is NULL or writable.
+        let (error, out) = unsafe { (arg_ref(error, "error")?, arg_out(out, "out")?) };
+        out.write(into_raw(error.clone()));
+        Ok(())
     })
 }

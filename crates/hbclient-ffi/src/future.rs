@@ -25,6 +25,9 @@ pub struct hb_future {
     state: Mutex<State>,
     ready: Condvar,
     error: OnceLock<hb_error>,
+    /// Stops the operation's task (`hb_future_cancel`).
+    abort: Mutex<Option<tokio::task::AbortHandle>>,
+    cancelled: std::sync::atomic::AtomicBool,
 }
 
 /// Called once when a future completes: `future` is the completed future (take its result or
@@ -91,6 +94,8 @@ impl hb_future {
             state: Mutex::new(State::default()),
             ready: Condvar::new(),
             error: OnceLock::new(),
+            abort: Mutex::new(None),
+            cancelled: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -142,10 +147,18 @@ impl Completer {
 impl Drop for Completer {
     fn drop(&mut self) {
         if let Some(future) = self.0.take() {
-            future.complete(Err(hb_error::new(
-                hb_status::HB_ERR_CLOSED,
-                "the connection was closed before the operation finished",
-            )));
+            let error = if future.cancelled.load(std::sync::atomic::Ordering::Acquire) {
+                hb_error::new(
+                    hb_status::HB_ERR_CANCELLED,
+                    "the operation was cancelled by hb_future_cancel",
+                )
+            } else {
+                hb_error::new(
+                    hb_status::HB_ERR_CLOSED,
+                    "the connection was closed before the operation finished",
+                )
+            };
+            future.complete(Err(error));
         }
     }
 }
@@ -163,13 +176,14 @@ where
         Ok((rt, op)) => {
             let completer = Completer(Some(future.clone()));
             // Refused after close: `completer` is dropped with the task and reports it.
-            rt.spawn(async move {
+            let abort = rt.spawn(async move {
                 let result = AssertUnwindSafe(op)
                     .catch_unwind()
                     .await
                     .unwrap_or_else(|p| Err(panic_error(&*p)));
                 completer.complete(result);
             });
+            *future.abort.lock().unwrap_or_else(|p| p.into_inner()) = abort;
         }
     }
     arc_into_raw(future)
@@ -375,6 +389,36 @@ pub unsafe extern "C" fn hb_future_error(future: *const hb_future) -> *const hb_
         // SAFETY: `future` is NULL or a live future.
         let future = unsafe { arg_ref(future, "future") }.ok()?;
         future.error.get().map(|e| e as *const hb_error)
+    })
+}
+
+/// Cancels the operation: its task stops at its next wait, and the future completes with
+/// `HB_ERR_CANCELLED` (its callback, if any, runs as usual). `HB_OK` when the request was
+/// made; `HB_ERR_INVALID_STATE` when the future had already completed (nothing changes). A write
+/// already sent may still be applied by the server. Thread-safe; does not block.
+#[no_mangle]
+pub unsafe extern "C" fn hb_future_cancel(future: *mut hb_future) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `future` is NULL or live.
+        let future = unsafe { arg_ref(future.cast_const(), "future") }?;
+        if future.is_done() {
+            return Err(hb_error::new(
+                hb_status::HB_ERR_INVALID_STATE,
+                "the operation already completed",
+            ));
+        }
+        future
+            .cancelled
+            .store(true, std::sync::atomic::Ordering::Release);
+        if let Some(abort) = future
+            .abort
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
+            abort.abort();
+        }
+        Ok(())
     })
 }
 

@@ -29,12 +29,14 @@
 
 #[macro_use]
 mod boundary;
+mod admin;
 mod argconv;
 mod atomic;
 mod batch;
 mod connection;
 mod error;
 mod executor;
+mod filter;
 mod future;
 mod library;
 mod mutator;
@@ -49,10 +51,12 @@ mod table;
 #[cfg(test)]
 mod exports_tests;
 
+pub use admin::*;
 pub use atomic::*;
 pub use batch::*;
 pub use connection::*;
 pub use error::*;
+pub use filter::*;
 pub use future::*;
 pub use library::*;
 pub use mutator::*;

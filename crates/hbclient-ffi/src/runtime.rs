@@ -149,16 +149,13 @@ impl ConnRuntime {
         blocking(|| self.handle.block_on(fut))
     }
 
-    /// Spawns `fut` on the I/O threads; false (and `fut` dropped) once the connection closed.
-    pub(crate) fn spawn<F>(&self, fut: F) -> bool
+    /// Spawns `fut` on the I/O threads; None (and `fut` dropped) once the connection closed.
+    pub(crate) fn spawn<F>(&self, fut: F) -> Option<tokio::task::AbortHandle>
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        let Ok(_active) = self.begin() else {
-            return false;
-        };
-        self.handle.spawn(fut);
-        true
+        let _active = self.begin().ok()?;
+        Some(self.handle.spawn(fut).abort_handle())
     }
 
     /// Enters the runtime's context for drops that may spawn tasks (closing a scanner, flushing

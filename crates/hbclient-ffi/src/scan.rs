@@ -9,6 +9,7 @@ use futures::StreamExt;
 use crate::argconv::{arg_bytes, arg_family, arg_mut, arg_out, arg_ref, into_raw, take};
 use crate::connection::hb_table;
 use crate::error::{hb_error, hb_status};
+use crate::filter::hb_filter;
 use crate::result::hb_result;
 use crate::runtime::ConnRuntime;
 
@@ -237,5 +238,123 @@ pub unsafe extern "C" fn hb_scanner_free(scanner: *mut hb_scanner) {
         let _context = scanner.rt.enter();
         drop(scanner);
         Some(())
+    })
+}
+
+fn time_range_ok(from: u64, to: u64) -> Result<(), hb_error> {
+    if from > to {
+        return Err(hb_error::invalid(format!(
+            "time range [{from}, {to}) ends before it starts"
+        )));
+    }
+    Ok(())
+}
+
+/// Reads the rows in descending key order (`start_row` is then the highest key read and
+/// `stop_row` the lower, exclusive bound).
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_set_reversed(scan: *mut hb_scan) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `scan` is NULL or live.
+        update(unsafe { arg_mut(scan, "scan") }?, |s| s.reversed());
+        Ok(())
+    })
+}
+
+/// Reads up to `max_versions` versions of each column (at least 1), newest first.
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_set_max_versions(
+    scan: *mut hb_scan,
+    max_versions: u32,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `scan` is NULL or live.
+        let scan = unsafe { arg_mut(scan, "scan") }?;
+        if max_versions == 0 {
+            return Err(hb_error::invalid("max_versions must be at least 1"));
+        }
+        update(scan, |s| s.max_versions(max_versions));
+        Ok(())
+    })
+}
+
+/// Reads only cells with `from_ms <= timestamp < to_ms` (milliseconds since the epoch).
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_set_time_range(
+    scan: *mut hb_scan,
+    from_ms: u64,
+    to_ms: u64,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `scan` is NULL or live.
+        let scan = unsafe { arg_mut(scan, "scan") }?;
+        time_range_ok(from_ms, to_ms)?;
+        update(scan, |s| s.time_range(from_ms, to_ms));
+        Ok(())
+    })
+}
+
+/// Reads only the rows whose key starts with `prefix` (sets both the start and the stop row).
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_set_prefix(
+    scan: *mut hb_scan,
+    prefix: *const c_void,
+    prefix_len: usize,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `scan` is NULL or live; the buffer comes with its length.
+        let (scan, prefix) = unsafe {
+            (
+                arg_mut(scan, "scan")?,
+                arg_bytes(prefix, prefix_len, "prefix")?,
+            )
+        };
+        let prefix = Bytes::copy_from_slice(prefix);
+        update(scan, |s| s.prefix(prefix));
+        Ok(())
+    })
+}
+
+/// Returns at most `cells` cells per result (at least 1): a wide row then comes back as several
+/// consecutive results with the same row key.
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_set_batch(scan: *mut hb_scan, cells: u32) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `scan` is NULL or live.
+        let scan = unsafe { arg_mut(scan, "scan") }?;
+        if cells == 0 {
+            return Err(hb_error::invalid("batch must be at least 1 cell"));
+        }
+        update(scan, |s| s.batch(cells));
+        Ok(())
+    })
+}
+
+/// Fetches at most about `bytes` bytes per round trip (at least 1).
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_set_max_result_size(scan: *mut hb_scan, bytes: u64) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `scan` is NULL or live.
+        let scan = unsafe { arg_mut(scan, "scan") }?;
+        if bytes == 0 {
+            return Err(hb_error::invalid("max result size must be at least 1 byte"));
+        }
+        update(scan, |s| s.max_result_size(bytes));
+        Ok(())
+    })
+}
+
+/// Applies a copy of `filter` on the servers (replacing an earlier one).
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_set_filter(
+    scan: *mut hb_scan,
+    filter: *const hb_filter,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: handles are NULL or live.
+        let (scan, filter) = unsafe { (arg_mut(scan, "scan")?, arg_ref(filter, "filter")?) };
+        let filter = filter.filter.clone();
+        update(scan, |s| s.filter(filter));
+        Ok(())
     })
 }
