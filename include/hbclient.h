@@ -233,6 +233,12 @@ typedef struct hb_batch hb_batch;
 typedef struct hb_batch_result hb_batch_result;
 
 /**
+ * A condition on one row for `hb_table_check_and_mutate`: a column compared with a value, the
+ * column's absence, or a filter; optionally limited to a time range. A plain value.
+ */
+typedef struct hb_check hb_check;
+
+/**
  * Client settings, by HBase key name (`hbase.zookeeper.quorum`,
  * `hbase.client.bootstrap.servers`, `hbase.rpc.timeout`, ...).
  *
@@ -304,6 +310,12 @@ typedef struct hb_put hb_put;
  * Thread safety: immutable; any number of threads may read one result at once.
  */
 typedef struct hb_result hb_result;
+
+/**
+ * Puts and deletes of one row, applied together atomically (HBase's `RowMutations`), in the
+ * order added. A plain value: one thread at a time.
+ */
+typedef struct hb_row_mutations hb_row_mutations;
 
 /**
  * What a scan reads: a row range, families, a row limit.
@@ -895,6 +907,80 @@ hb_status hb_library_init(uint32_t io_threads, uint32_t callback_threads, struct
  * itself). Thread safety: call it once other threads have stopped using the library.
  */
 hb_status hb_library_shutdown(uint64_t timeout_ms, struct hb_error **err);
+
+/**
+ * Starts an empty set of mutations of `row` (not empty). Free with `hb_row_mutations_free`.
+ */
+hb_status hb_row_mutations_new(const void *row, size_t row_len, struct hb_row_mutations **out);
+
+/**
+ * Adds a copy of `put` (which must be for the same row: else `HB_ERR_INVALID_ARGUMENT`).
+ */
+hb_status hb_row_mutations_add_put(struct hb_row_mutations *rm, const struct hb_put *put);
+
+/**
+ * Adds a copy of `del` (which must be for the same row).
+ */
+hb_status hb_row_mutations_add_delete(struct hb_row_mutations *rm, const struct hb_delete *del);
+
+/**
+ * Frees row mutations. NULL is ignored.
+ */
+void hb_row_mutations_free(struct hb_row_mutations *rm);
+
+/**
+ * Applies every mutation of `rm` atomically (blocking): all or none.
+ */
+hb_status hb_table_mutate_row(const struct hb_table *table,
+                              const struct hb_row_mutations *rm,
+                              struct hb_error **err);
+
+/**
+ * Starts a condition on `row` (not empty); give it one test with `hb_check_column` or
+ * `hb_check_filter` before use. Free with `hb_check_free`.
+ */
+hb_status hb_check_new(const void *row, size_t row_len, struct hb_check **out);
+
+/**
+ * The test "`value OP stored value` of `family:qualifier`" (`op` an `hb_compare_op`; HBase's
+ * order, so `HB_COMPARE_LESS` holds when the stored value is greater). With `value` NULL
+ * (`value_len` 0) the test is "the column is absent" (`op` must be `HB_COMPARE_EQUAL`).
+ * Replaces an earlier test.
+ */
+hb_status hb_check_column(struct hb_check *check,
+                          const void *family,
+                          size_t family_len,
+                          const void *qualifier,
+                          size_t qualifier_len,
+                          uint32_t op,
+                          const void *value,
+                          size_t value_len);
+
+/**
+ * The test "the row passes `filter`" (a copy). Replaces an earlier test.
+ */
+hb_status hb_check_filter(struct hb_check *check, const struct hb_filter *filter);
+
+/**
+ * Limits the test to cells with `from_ms <= timestamp < to_ms`.
+ */
+hb_status hb_check_set_time_range(struct hb_check *check, uint64_t from_ms, uint64_t to_ms);
+
+/**
+ * Frees a check. NULL is ignored.
+ */
+void hb_check_free(struct hb_check *check);
+
+/**
+ * Applies `rm` atomically if `check` holds, in one atomic step on the server (blocking). Both
+ * must be for the same row, and `check` must have a test (else `HB_ERR_INVALID_ARGUMENT`).
+ * `applied` (may be NULL) receives whether the mutations were applied.
+ */
+hb_status hb_table_check_and_mutate(const struct hb_table *table,
+                                    const struct hb_check *check,
+                                    const struct hb_row_mutations *rm,
+                                    bool *applied,
+                                    struct hb_error **err);
 
 /**
  * Opens a buffered mutator on `table_name` with the connection's write-buffer settings.

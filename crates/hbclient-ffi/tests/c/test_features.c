@@ -334,6 +334,87 @@ static void test_cancel_and_timeouts(hb_table *t) {
     hb_batch_free(batch);
 }
 
+static void test_row_mutations_and_check(hb_table *t) {
+    char row[32];
+    snprintf(row, sizeof row, "feat-rm-%d", (int)getpid());
+    size_t n = strlen(row);
+    hb_put *put = NULL;
+    CHECK_STATUS(hb_put_new(row, n, &put), HB_OK);
+    CHECK_STATUS(hb_put_add(put, "f", 1, "a", 1, "1", 1, HB_LATEST_TIMESTAMP), HB_OK);
+    CHECK_STATUS(hb_put_add(put, "f", 1, "b", 1, "2", 1, HB_LATEST_TIMESTAMP), HB_OK);
+    hb_delete *del = NULL;
+    CHECK_STATUS(hb_delete_new(row, n, &del), HB_OK);
+    CHECK_STATUS(hb_delete_add_column(del, "f", 1, "a", 1), HB_OK);
+    hb_row_mutations *rm = NULL;
+    CHECK_STATUS(hb_row_mutations_new(row, n, &rm), HB_OK);
+    CHECK_STATUS(hb_row_mutations_add_put(rm, put), HB_OK);
+    CHECK_STATUS(hb_table_mutate_row(t, rm, NULL), HB_OK);
+    hb_row_mutations_free(rm);
+
+    /* Other row: refused. */
+    hb_put *other = NULL;
+    CHECK_STATUS(hb_put_new("other", 5, &other), HB_OK);
+    CHECK_STATUS(hb_put_add(other, "f", 1, "a", 1, "x", 1, HB_LATEST_TIMESTAMP), HB_OK);
+    CHECK_STATUS(hb_row_mutations_new(row, n, &rm), HB_OK);
+    CHECK_STATUS(hb_row_mutations_add_put(rm, other), HB_ERR_INVALID_ARGUMENT);
+
+    /* If b == "2": delete a and put c, atomically. */
+    hb_put *c = NULL;
+    CHECK_STATUS(hb_put_new(row, n, &c), HB_OK);
+    CHECK_STATUS(hb_put_add(c, "f", 1, "c", 1, "3", 1, HB_LATEST_TIMESTAMP), HB_OK);
+    CHECK_STATUS(hb_row_mutations_add_delete(rm, del), HB_OK);
+    CHECK_STATUS(hb_row_mutations_add_put(rm, c), HB_OK);
+    hb_check *check = NULL;
+    CHECK_STATUS(hb_check_new(row, n, &check), HB_OK);
+    bool applied = true;
+    CHECK_STATUS(hb_table_check_and_mutate(t, check, rm, &applied, NULL), HB_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(hb_check_column(check, "f", 1, "b", 1, HB_COMPARE_EQUAL, "9", 1), HB_OK);
+    CHECK_STATUS(hb_table_check_and_mutate(t, check, rm, &applied, NULL), HB_OK);
+    CHECK(!applied);
+    CHECK_STATUS(hb_check_column(check, "f", 1, "b", 1, HB_COMPARE_EQUAL, "2", 1), HB_OK);
+    CHECK_STATUS(hb_table_check_and_mutate(t, check, rm, &applied, NULL), HB_OK);
+    CHECK(applied);
+    hb_get *get = NULL;
+    CHECK_STATUS(hb_get_new(row, n, &get), HB_OK);
+    hb_result *r = NULL;
+    CHECK_STATUS(hb_table_get(t, get, &r, NULL), HB_OK);
+    const uint8_t *value = NULL;
+    size_t len = 0;
+    CHECK_STATUS(hb_result_value(r, "f", 1, "a", 1, &value, &len), HB_ERR_NOT_FOUND);
+    CHECK_STATUS(hb_result_value(r, "f", 1, "c", 1, &value, &len), HB_OK);
+    CHECK(len == 1 && value[0] == '3');
+    hb_result_free(r);
+    /* Absence test: "a" is absent now (applied); "zz" must use EQUAL. */
+    CHECK_STATUS(hb_check_column(check, "f", 1, "a", 1, HB_COMPARE_EQUAL, NULL, 0), HB_OK);
+    CHECK_STATUS(hb_table_check_and_mutate(t, check, rm, NULL, NULL), HB_OK);
+    CHECK_STATUS(hb_check_column(check, "f", 1, "a", 1, HB_COMPARE_LESS, NULL, 0),
+                 HB_ERR_INVALID_ARGUMENT);
+    /* A filter test: b greater than "1" (stored OP given for column-value filters). */
+    hb_filter *filter = NULL;
+    CHECK_STATUS(hb_filter_column_value_new("f", 1, "b", 1, HB_COMPARE_GREATER, "1", 1, true, &filter),
+                 HB_OK);
+    CHECK_STATUS(hb_check_filter(check, filter), HB_OK);
+    CHECK_STATUS(hb_check_set_time_range(check, 0, HB_LATEST_TIMESTAMP), HB_OK);
+    CHECK_STATUS(hb_table_check_and_mutate(t, check, rm, &applied, NULL), HB_OK);
+    CHECK(applied);
+    hb_filter_free(filter);
+    /* Different rows: refused. */
+    hb_check *wrong = NULL;
+    CHECK_STATUS(hb_check_new("other", 5, &wrong), HB_OK);
+    CHECK_STATUS(hb_check_column(wrong, "f", 1, "a", 1, HB_COMPARE_EQUAL, NULL, 0), HB_OK);
+    CHECK_STATUS(hb_table_check_and_mutate(t, wrong, rm, &applied, NULL), HB_ERR_INVALID_ARGUMENT);
+    hb_check_free(wrong);
+    hb_check_free(check);
+    hb_check_free(NULL);
+    hb_get_free(get);
+    hb_row_mutations_free(rm);
+    hb_row_mutations_free(NULL);
+    hb_put_free(put);
+    hb_put_free(other);
+    hb_put_free(c);
+    hb_delete_free(del);
+}
+
 static void test_metrics(hb_connection *conn) {
     uint64_t rpcs = 0, gets = 0, value = 0;
     CHECK_STATUS(hb_connection_metric(conn, "rpcs", &rpcs), HB_OK);
@@ -409,6 +490,7 @@ int main(void) {
     test_versions_and_time_range(t);
     test_append(t);
     test_cancel_and_timeouts(t);
+    test_row_mutations_and_check(t);
     test_metrics(conn);
     test_admin(conn);
     hb_table_free(t);
