@@ -76,7 +76,7 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$root/crates/hbclient-ffi/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 cflags=(-std=c11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer -fsanitize=address,undefined)
-cxxflags=(-std=c++17 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer -fsanitize=address,undefined)
+cxxflags=(-std=c++17 -g -O1 -Wall -Wextra -Werror -pedantic -fno-omit-frame-pointer -fsanitize=address,undefined)
 # Static links take their system libraries from pkg-config's Libs.private alone, so an
 # incomplete hbclient.pc fails here.
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
@@ -114,6 +114,10 @@ for example in examples/c/*.c; do
   gcc "${cflags[@]}" "$example" $(pkg-config --cflags --libs hbclient) -lpthread -o "$build/$name"
   LD_LIBRARY_PATH="$prefix/lib" "$build/$name" "$HBCLIENT_FFI_BOOTSTRAP" ex
 done
+
+step "C++ wrapper compiles as C++20 too (-Wall -Wextra -Werror -pedantic)"
+g++ -std=c++20 -Wall -Wextra -Werror -pedantic -fsyntax-only -I"$prefix/include" \
+  bindings/cpp/tests/test_hbclient.cpp examples/cpp/example.cpp
 
 step "C++ tests (GoogleTest, ASan + UBSan)"
 g++ "${cxxflags[@]}" -I"$prefix/include" bindings/cpp/tests/test_hbclient.cpp \
