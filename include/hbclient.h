@@ -367,6 +367,18 @@ typedef struct hb_table_names hb_table_names;
 typedef void (*hb_future_callback)(struct hb_future *future, void *userdata);
 
 /**
+ * Called once per mutation the mutator could not write, when it was opened with
+ * `hb_mutator_open_with_callback`: `row`/`row_len` is the mutation's row and `error` why
+ * (both borrowed for the call), `userdata` what was given at open. It runs on the completion
+ * executor (like future callbacks: it may call any `hb_` function, blocking ones included,
+ * except closing this mutator); `hb_mutator_close` returns only after every such callback ran.
+ */
+typedef void (*hb_mutator_failure_callback)(const uint8_t *row,
+                                            size_t row_len,
+                                            const struct hb_error *error,
+                                            void *userdata);
+
+/**
  * A view of one cell. Its pointers are never NULL (an empty part has length 0) and stay valid
  * as long as the result it came from.
  */
@@ -992,6 +1004,41 @@ hb_status hb_mutator_open(const struct hb_connection *conn,
                           struct hb_error **err);
 
 /**
+ * Like `hb_mutator_open`, but each mutation that cannot be written is handed to `callback`
+ * (see `hb_mutator_failure_callback`) instead of being kept for the next flush, which then
+ * reports none of them. `callback` must not be NULL.
+ */
+hb_status hb_mutator_open_with_callback(const struct hb_connection *conn,
+                                        const char *table_name,
+                                        hb_mutator_failure_callback callback,
+                                        void *userdata,
+                                        struct hb_mutator **out,
+                                        struct hb_error **err);
+
+/**
+ * Number of failed mutations kept since the last `hb_mutator_clear_failures` (each flush that
+ * fails adds its failures, so the whole list is available, not only the first). 0 for NULL.
+ */
+size_t hb_mutator_failure_count(const struct hb_mutator *mutator);
+
+/**
+ * Failed mutation `index`: its row (`row`/`row_len`) and its error (`error`), all borrowed
+ * until `hb_mutator_clear_failures` or `hb_mutator_close`. Each output may be NULL.
+ * `HB_ERR_INVALID_ARGUMENT` when `index` is out of range.
+ */
+hb_status hb_mutator_failure(const struct hb_mutator *mutator,
+                             size_t index,
+                             const uint8_t **row,
+                             size_t *row_len,
+                             const struct hb_error **error);
+
+/**
+ * Forgets the kept failures (pointers from `hb_mutator_failure` become invalid). Not while
+ * another thread reads them. NULL is ignored.
+ */
+void hb_mutator_clear_failures(struct hb_mutator *mutator);
+
+/**
  * Buffers a copy of `put`. Returns once it is buffered (blocking only while the mutator
  * already holds `hbase.client.write.buffer.maxinflight` bytes); an invalid put fails at once.
  */
@@ -1009,7 +1056,7 @@ hb_status hb_mutator_delete(struct hb_mutator *mutator,
 /**
  * Sends everything buffered and waits until it is written. Reports the mutations that failed
  * since the last flush: the status and error of the first, with the number of failures in the
- * message.
+ * message; every one of them is also kept (`hb_mutator_failure_count`, `hb_mutator_failure`).
  */
 hb_status hb_mutator_flush(struct hb_mutator *mutator, struct hb_error **err);
 

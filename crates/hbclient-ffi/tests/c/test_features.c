@@ -415,6 +415,73 @@ static void test_row_mutations_and_check(hb_table *t) {
     hb_delete_free(del);
 }
 
+static atomic_int mutator_failures;
+
+static void on_mutator_failure(const uint8_t *row, size_t row_len, const hb_error *error,
+                               void *userdata) {
+    (void)userdata;
+    if (row_len > 0 && row[0] == 'm' && hb_error_status(error) == HB_ERR_NO_SUCH_COLUMN_FAMILY) {
+        atomic_fetch_add(&mutator_failures, 1);
+    }
+}
+
+static hb_put *bad_put(const char *row) {
+    hb_put *put = NULL;
+    CHECK_STATUS(hb_put_new(row, strlen(row), &put), HB_OK);
+    CHECK_STATUS(hb_put_add(put, "nofamily", 8, "q", 1, "v", 1, HB_LATEST_TIMESTAMP), HB_OK);
+    return put;
+}
+
+static void test_mutator_failures(hb_connection *conn) {
+    hb_mutator *m = NULL;
+    CHECK_STATUS(hb_mutator_open(conn, "t", &m, NULL), HB_OK);
+    const char *rows[] = {"mf-1", "mf-2", "mf-3"};
+    for (int i = 0; i < 3; i++) {
+        hb_put *put = bad_put(rows[i]);
+        CHECK_STATUS(hb_mutator_put(m, put, NULL), HB_OK);
+        hb_put_free(put);
+    }
+    hb_put *good = NULL;
+    CHECK_STATUS(hb_put_new("mf-ok", 5, &good), HB_OK);
+    CHECK_STATUS(hb_put_add(good, "f", 1, "q", 1, "v", 1, HB_LATEST_TIMESTAMP), HB_OK);
+    CHECK_STATUS(hb_mutator_put(m, good, NULL), HB_OK);
+    hb_error *err = NULL;
+    CHECK(hb_mutator_flush(m, &err) != HB_OK);
+    hb_error_free(err);
+    /* The whole list, not only the first. */
+    CHECK(hb_mutator_failure_count(m) == 3);
+    int seen = 0;
+    for (size_t i = 0; i < hb_mutator_failure_count(m); i++) {
+        const uint8_t *row = NULL;
+        size_t len = 0;
+        const hb_error *e = NULL;
+        CHECK_STATUS(hb_mutator_failure(m, i, &row, &len, &e), HB_OK);
+        CHECK(e != NULL && hb_error_status(e) == HB_ERR_NO_SUCH_COLUMN_FAMILY);
+        for (int j = 0; j < 3; j++) {
+            if (len == 4 && memcmp(row, rows[j], 4) == 0) seen |= 1 << j;
+        }
+    }
+    CHECK(seen == 7);
+    CHECK_STATUS(hb_mutator_failure(m, 3, NULL, NULL, NULL), HB_ERR_INVALID_ARGUMENT);
+    hb_mutator_clear_failures(m);
+    CHECK(hb_mutator_failure_count(m) == 0);
+    CHECK_STATUS(hb_mutator_close(m, NULL), HB_OK);
+
+    /* With a failure callback: every failure reaches it before close returns. */
+    CHECK_STATUS(hb_mutator_open_with_callback(conn, "t", NULL, NULL, &m, NULL),
+                 HB_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(hb_mutator_open_with_callback(conn, "t", on_mutator_failure, NULL, &m, NULL), HB_OK);
+    for (int i = 0; i < 3; i++) {
+        hb_put *put = bad_put(rows[i]);
+        CHECK_STATUS(hb_mutator_put(m, put, NULL), HB_OK);
+        hb_put_free(put);
+    }
+    CHECK_STATUS(hb_mutator_put(m, good, NULL), HB_OK);
+    CHECK_STATUS(hb_mutator_close(m, NULL), HB_OK); /* failures went to the callback */
+    CHECK(atomic_load(&mutator_failures) == 3);
+    hb_put_free(good);
+}
+
 static void test_metrics(hb_connection *conn) {
     uint64_t rpcs = 0, gets = 0, value = 0;
     CHECK_STATUS(hb_connection_metric(conn, "rpcs", &rpcs), HB_OK);
@@ -491,6 +558,7 @@ int main(void) {
     test_append(t);
     test_cancel_and_timeouts(t);
     test_row_mutations_and_check(t);
+    test_mutator_failures(conn);
     test_metrics(conn);
     test_admin(conn);
     hb_table_free(t);
