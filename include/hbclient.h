@@ -554,6 +554,20 @@ hb_status hb_table_check_and_delete(const struct hb_table *table,
                                     struct hb_error **err);
 
 /**
+ * Starts an increment (as `hb_table_increment`); take the new value with
+ * `hb_future_take_int64`. NULL or invalid arguments give a future already failed with
+ * `HB_ERR_INVALID_ARGUMENT`. Returns NULL only on an internal error.
+ */
+struct hb_future *hb_table_increment_async(const struct hb_table *table,
+                                           const void *row,
+                                           size_t row_len,
+                                           const void *family,
+                                           size_t family_len,
+                                           const void *qualifier,
+                                           size_t qualifier_len,
+                                           int64_t delta);
+
+/**
  * Creates an empty batch. Free with `hb_batch_free`.
  */
 hb_status hb_batch_new(struct hb_batch **out);
@@ -875,6 +889,19 @@ hb_status hb_future_take_result(struct hb_future *future, struct hb_result **out
 hb_status hb_future_take_batch_result(struct hb_future *future, struct hb_batch_result **out);
 
 /**
+ * Takes the new counter value of a completed `hb_table_increment_async` into `*out`.
+ * Statuses as for `hb_future_take_result`.
+ */
+hb_status hb_future_take_int64(struct hb_future *future, int64_t *out);
+
+/**
+ * Takes whether a completed `hb_table_check_and_mutate_async` was applied into `*out`. Statuses as for
+ * `hb_future_take_result`.
+ */
+hb_status hb_future_take_bool(struct hb_future *future,
+                              bool *out);
+
+/**
  * The error of a failed operation (borrowed: valid until `hb_future_free`; do not free it).
  * NULL while running, after success, or for a NULL future.
  */
@@ -993,6 +1020,15 @@ hb_status hb_table_check_and_mutate(const struct hb_table *table,
                                     const struct hb_row_mutations *rm,
                                     bool *applied,
                                     struct hb_error **err);
+
+/**
+ * Starts `hb_table_check_and_mutate` as an async operation; take whether it applied with
+ * `hb_future_take_bool`. Invalid arguments give a future already failed with
+ * `HB_ERR_INVALID_ARGUMENT`. Returns NULL only on an internal error.
+ */
+struct hb_future *hb_table_check_and_mutate_async(const struct hb_table *table,
+                                                  const struct hb_check *check,
+                                                  const struct hb_row_mutations *rm);
 
 /**
  * Opens a buffered mutator on `table_name` with the connection's write-buffer settings.

@@ -526,6 +526,20 @@ class FutureRef {
     if (st != HB_OK) throw Error::from(st, hb_future_error(f_));
     return BatchResult(r);
   }
+  /// The new value of a completed increment_async (once); throws the operation's error.
+  std::int64_t take_int64() const {
+    std::int64_t v = 0;
+    hb_status st = hb_future_take_int64(f_, &v);
+    if (st != HB_OK) throw Error::from(st, hb_future_error(f_));
+    return v;
+  }
+  /// Whether a completed check_and_mutate_async applied (once); throws the operation's error.
+  bool take_bool() const {
+    bool v = false;
+    hb_status st = hb_future_take_bool(f_, &v);
+    if (st != HB_OK) throw Error::from(st, hb_future_error(f_));
+    return v;
+  }
   hb_future* get() const noexcept { return f_; }
 
  protected:
@@ -804,6 +818,15 @@ class Table {
     hb_status st = hb_table_check_and_mutate(handle_.get(), c.get(), m.get(), &applied, &err);
     detail::check(st, err);
     return applied;
+  }
+  Future increment_async(std::string_view row, std::string_view family,
+                         std::string_view qualifier, std::int64_t delta) const {
+    return Future(hb_table_increment_async(handle_.get(), row.data(), row.size(), family.data(),
+                                           family.size(), qualifier.data(), qualifier.size(),
+                                           delta));
+  }
+  Future check_and_mutate_async(const Check& c, const RowMutations& m) const {
+    return Future(hb_table_check_and_mutate_async(handle_.get(), c.get(), m.get()));
   }
   /// The same table with every operation bounded by `timeout` (Error HB_ERR_TIMEOUT after it).
   Table with_timeout(std::chrono::milliseconds timeout) const {

@@ -337,6 +337,12 @@ TEST(V2, AppendRowMutationsAndChecks) {
   EXPECT_TRUE(t.check_and_mutate(
       hbclient::Check(row).column("f", "b", hbclient::CompareOp::Equal, "1"), then));
   EXPECT_THROW(t.check_and_mutate(hbclient::Check("other"), then), hbclient::Error);
+  auto applied = t.check_and_mutate_async(hbclient::Check(row).absent("f", "a"), then);
+  applied.wait();
+  EXPECT_TRUE(applied.take_bool());
+  auto counter = t.increment_async(row, "f", "n", 3);
+  counter.wait();
+  EXPECT_EQ(counter.take_int64(), 3);
 }
 
 TEST(V2, CancelTimeoutsAndStdFuture) {

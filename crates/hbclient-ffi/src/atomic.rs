@@ -8,8 +8,10 @@ use std::ffi::c_void;
 use bytes::Bytes;
 
 use crate::argconv::{arg_bytes, arg_column, arg_out, arg_ref, opt_out, Out};
+use crate::connection::bounded;
 use crate::connection::hb_table;
 use crate::error::{hb_error, hb_status};
+use crate::future::{hb_future, spawn, Kind, Outcome};
 use crate::ops::{hb_delete, hb_put};
 
 /// The check of a conditional write, with its table and output, parsed from an export's
@@ -209,5 +211,56 @@ pub unsafe extern "C" fn hb_table_check_and_delete(
             )?
             .run(|check| check.then_delete(del))
         }
+    })
+}
+
+/// Starts an increment (as `hb_table_increment`); take the new value with
+/// `hb_future_take_int64`. NULL or invalid arguments give a future already failed with
+/// `HB_ERR_INVALID_ARGUMENT`. Returns NULL only on an internal error.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hb_table_increment_async(
+    table: *const hb_table,
+    row: *const c_void,
+    row_len: usize,
+    family: *const c_void,
+    family_len: usize,
+    qualifier: *const c_void,
+    qualifier_len: usize,
+    delta: i64,
+) -> *mut hb_future {
+    ffi_value!(std::ptr::null_mut(), {
+        // SAFETY: handles are NULL or live; buffers come with their lengths.
+        let args = unsafe {
+            (|| {
+                let table = arg_ref(table, "table")?;
+                let row = arg_bytes(row, row_len, "row")?;
+                if row.is_empty() {
+                    return Err(hb_error::invalid("the row key must not be empty"));
+                }
+                let column = arg_column(family, family_len, qualifier, qualifier_len)?;
+                Ok((table, Bytes::copy_from_slice(row), column))
+            })()
+        };
+        let op = args.map(|(table, row, (family, qualifier))| {
+            let (rt, timeout) = (table.rt.clone(), table.timeout);
+            let table = table.table.clone();
+            (
+                rt,
+                bounded(timeout, async move {
+                    let increment =
+                        hbcore::Increment::new(row).add(family.clone(), qualifier.clone(), delta);
+                    let result = table.increment(increment).await?;
+                    let value = result.counter(&family, &qualifier).ok_or_else(|| {
+                        hb_error::new(
+                            hb_status::HB_ERR_PROTOCOL,
+                            "the server's answer to an increment has no 8-byte counter value",
+                        )
+                    })?;
+                    Ok(Outcome::Int(value))
+                }),
+            )
+        });
+        Some(spawn(Kind::Int, op))
     })
 }

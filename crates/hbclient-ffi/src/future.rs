@@ -54,12 +54,16 @@ pub(crate) enum Kind {
     Unit,
     Row,
     Batch,
+    Int,
+    Bool,
 }
 
 pub(crate) enum Outcome {
     Unit,
     Row(hb_result),
     Batch(hb_batch_result),
+    Int(i64),
+    Bool(bool),
 }
 
 struct Callback {
@@ -312,6 +316,8 @@ fn take_outcome(future: &hb_future, wanted: Kind) -> Result<Outcome, hb_error> {
                 Kind::Row => "row",
                 Kind::Batch => "batch",
                 Kind::Unit => "unit",
+                Kind::Int => "integer",
+                Kind::Bool => "boolean",
             }
         )));
     }
@@ -376,6 +382,46 @@ pub unsafe extern "C" fn hb_future_take_batch_result(
         match take_outcome(future, Kind::Batch)? {
             Outcome::Batch(batch) => out.write(into_raw(batch)),
             _ => return Err(hb_error::invalid("this future has no batch result")),
+        }
+        Ok(())
+    })
+}
+
+/// Takes the new counter value of a completed `hb_table_increment_async` into `*out`.
+/// Statuses as for `hb_future_take_result`.
+#[no_mangle]
+pub unsafe extern "C" fn hb_future_take_int64(future: *mut hb_future, out: *mut i64) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `future` is NULL or live; `out` is NULL or writable.
+        let (future, out) = unsafe {
+            (
+                arg_ref(future.cast_const(), "future")?,
+                arg_out(out, "out")?,
+            )
+        };
+        match take_outcome(future, Kind::Int)? {
+            Outcome::Int(v) => out.write(v),
+            _ => return Err(hb_error::invalid("this future has no integer result")),
+        }
+        Ok(())
+    })
+}
+
+/// Takes whether a completed `hb_table_check_and_mutate_async` was applied into `*out`. Statuses as for
+/// `hb_future_take_result`.
+#[no_mangle]
+pub unsafe extern "C" fn hb_future_take_bool(future: *mut hb_future, out: *mut bool) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `future` is NULL or live; `out` is NULL or writable.
+        let (future, out) = unsafe {
+            (
+                arg_ref(future.cast_const(), "future")?,
+                arg_out(out, "out")?,
+            )
+        };
+        match take_outcome(future, Kind::Bool)? {
+            Outcome::Bool(v) => out.write(v),
+            _ => return Err(hb_error::invalid("this future has no boolean result")),
         }
         Ok(())
     })

@@ -6,9 +6,11 @@ use std::ffi::c_void;
 use bytes::Bytes;
 
 use crate::argconv::{arg_bytes, arg_column, arg_mut, arg_out, arg_ref, into_raw, opt_out, take};
+use crate::connection::bounded;
 use crate::connection::hb_table;
 use crate::error::{hb_error, hb_status};
 use crate::filter::{compare_op, hb_filter};
+use crate::future::{hb_future, spawn, Kind, Outcome};
 use crate::ops::{hb_delete, hb_put};
 
 /// Puts and deletes of one row, applied together atomically (HBase's `RowMutations`), in the
@@ -236,6 +238,25 @@ pub unsafe extern "C" fn hb_check_free(check: *mut hb_check) {
     })
 }
 
+/// The conditional mutation of `check` and `rm`, validated.
+fn cam(check: &hb_check, rm: &hb_row_mutations) -> Result<hbcore::CheckAndMutate, hb_error> {
+    if !check.has_condition {
+        return Err(hb_error::invalid(
+            "the check has no test (hb_check_column or hb_check_filter)",
+        ));
+    }
+    if check.row != rm.row {
+        return Err(hb_error::invalid(
+            "the check and the row mutations are for different rows",
+        ));
+    }
+    Ok(check
+        .condition
+        .clone()
+        .expect("always holds its condition")
+        .then_mutations(rm.mutations.clone().expect("always holds its mutations"))?)
+}
+
 /// Applies `rm` atomically if `check` holds, in one atomic step on the server (blocking). Both
 /// must be for the same row, and `check` must have a test (else `HB_ERR_INVALID_ARGUMENT`).
 /// `applied` (may be NULL) receives whether the mutations were applied.
@@ -257,25 +278,46 @@ pub unsafe extern "C" fn hb_table_check_and_mutate(
                 opt_out(applied),
             )
         };
-        if !check.has_condition {
-            return Err(hb_error::invalid(
-                "the check has no test (hb_check_column or hb_check_filter)",
-            ));
-        }
-        if check.row != rm.row {
-            return Err(hb_error::invalid(
-                "the check and the row mutations are for different rows",
-            ));
-        }
-        let cam = check
-            .condition
-            .clone()
-            .expect("always holds its condition")
-            .then_mutations(rm.mutations.clone().expect("always holds its mutations"))?;
+        let cam = cam(check, rm)?;
         let result = table.run(table.table.check_and_mutate(cam))?;
         if let Some(out) = applied {
             out.write(result);
         }
         Ok(())
+    })
+}
+
+/// Starts `hb_table_check_and_mutate` as an async operation; take whether it applied with
+/// `hb_future_take_bool`. Invalid arguments give a future already failed with
+/// `HB_ERR_INVALID_ARGUMENT`. Returns NULL only on an internal error.
+#[no_mangle]
+pub unsafe extern "C" fn hb_table_check_and_mutate_async(
+    table: *const hb_table,
+    check: *const hb_check,
+    rm: *const hb_row_mutations,
+) -> *mut hb_future {
+    ffi_value!(std::ptr::null_mut(), {
+        // SAFETY: handles are NULL or live.
+        let args = unsafe {
+            (|| {
+                let (table, check, rm) = (
+                    arg_ref(table, "table")?,
+                    arg_ref(check, "check")?,
+                    arg_ref(rm, "rm")?,
+                );
+                Ok((table, cam(check, rm)?))
+            })()
+        };
+        let op = args.map(|(table, cam)| {
+            let (rt, timeout) = (table.rt.clone(), table.timeout);
+            let table = table.table.clone();
+            (
+                rt,
+                bounded(timeout, async move {
+                    Ok(Outcome::Bool(table.check_and_mutate(cam).await?))
+                }),
+            )
+        });
+        Some(spawn(Kind::Bool, op))
     })
 }

@@ -398,6 +398,26 @@ static void test_row_mutations_and_check(hb_table *t) {
     CHECK_STATUS(hb_table_check_and_mutate(t, check, rm, &applied, NULL), HB_OK);
     CHECK(applied);
     hb_filter_free(filter);
+    /* Async form: whether it applied comes from the future. */
+    hb_future *af = hb_table_check_and_mutate_async(t, check, rm);
+    CHECK_STATUS(hb_future_wait(af), HB_OK);
+    applied = false;
+    CHECK_STATUS(hb_future_take_bool(af, &applied), HB_OK);
+    CHECK(applied);
+    int64_t wrong_kind = 0;
+    CHECK_STATUS(hb_future_take_int64(af, &wrong_kind), HB_ERR_INVALID_ARGUMENT);
+    hb_future_free(af);
+    /* Async increment. */
+    hb_future *inc = hb_table_increment_async(t, row, n, "f", 1, "n", 1, 5);
+    int64_t counter = 0;
+    CHECK_STATUS(hb_future_wait(inc), HB_OK);
+    CHECK_STATUS(hb_future_take_int64(inc, &counter), HB_OK);
+    CHECK(counter == 5);
+    CHECK_STATUS(hb_future_take_int64(inc, &counter), HB_ERR_INVALID_STATE); /* taken */
+    hb_future_free(inc);
+    inc = hb_table_increment_async(t, NULL, 0, "f", 1, "n", 1, 5);
+    CHECK_STATUS(hb_future_wait(inc), HB_ERR_INVALID_ARGUMENT);
+    hb_future_free(inc);
     /* Different rows: refused. */
     hb_check *wrong = NULL;
     CHECK_STATUS(hb_check_new("other", 5, &wrong), HB_OK);
