@@ -115,7 +115,9 @@ int main(void) {
     int before = threads_named("");
 
     hb_connection *conn = connect_cluster();
-    CHECK(threads_named("hbclient-io") == 3);
+    /* 3 workers, plus up to 4 blocking-pool threads (name lookups) that carry the same name. */
+    int io = threads_named("hbclient-io");
+    CHECK(io >= 3 && io <= 3 + 4);
     CHECK_STATUS(hb_library_init(1, 1, &err), HB_ERR_INVALID_STATE);
     hb_error_free(err);
     err = NULL;
@@ -160,7 +162,8 @@ int main(void) {
     /* Usable again: a shutdown with a connection still open closes it. */
     CHECK_STATUS(hb_library_init(0, 0, NULL), HB_OK);
     conn = connect_cluster();
-    CHECK(threads_named("hbclient-io") == 2);
+    io = threads_named("hbclient-io");
+    CHECK(io >= 2 && io <= 2 + 4);
     round_trip(conn);
     CHECK_STATUS(hb_library_shutdown(10000, NULL), HB_OK);
     CHECK(threads_named("hbclient") == 0);
