@@ -187,7 +187,14 @@ where
                     .unwrap_or_else(|p| Err(panic_error(&*p)));
                 completer.complete(result);
             });
-            *future.abort.lock().unwrap_or_else(|p| p.into_inner()) = abort;
+            let mut slot = future.abort.lock().unwrap_or_else(|p| p.into_inner());
+            *slot = abort;
+            // A cancel that came before the handle was stored: apply it now.
+            if future.cancelled.load(std::sync::atomic::Ordering::Acquire) {
+                if let Some(abort) = slot.as_ref() {
+                    abort.abort();
+                }
+            }
         }
     }
     arc_into_raw(future)
