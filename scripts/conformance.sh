@@ -23,12 +23,14 @@ HBCLIENT_TEST_CLUSTER="zk:$zk" cargo test -p hbclient --test chaos admin_splits
 echo "== quickstart against real HBase"
 HBASE_ZOOKEEPER="$zk" cargo run -q --example quickstart
 echo "== libhbclient C examples against real HBase"
-cargo build -q -p hbclient-ffi
+prefix="$PWD/target/conformance-ffi"
+rm -rf "$prefix"
+bash scripts/ffi-install.sh "$prefix" debug
 cargo run -q --example table_admin -- "zk:$zk" create c_examples f
 for example in blocking async_callbacks; do
-  cc -Wall -Wextra -Werror -Iinclude "examples/c/$example.c" -Ltarget/debug -lhbclient -lpthread -ldl -lm \
+  cc -Wall -Wextra -Werror -I"$prefix/include" "examples/c/$example.c" -L"$prefix/lib" -lhbclient \
     -o "target/c-example-$example"
-  LD_LIBRARY_PATH=target/debug "target/c-example-$example" "zk:$zk" c_examples
+  LD_LIBRARY_PATH="$prefix/lib" "target/c-example-$example" "zk:$zk" c_examples
 done
 cargo run -q --example table_admin -- "zk:$zk" drop c_examples
 echo "conformance run took $(( $(date +%s) - started )) s"
