@@ -824,10 +824,14 @@ pub(crate) fn all() -> Vec<Scenario> {
             ..Default::default()
         };
         r.max_versions = Some(1);
-        out.push(sc(
-            format!("filter/{name}/reversed"),
-            vec![scan_open(r, 100, |_| {}), scan_close()],
-        ));
+        // HBase 2.6.4 never answers a reversed scan with a FuzzyRowFilter (the handler spins and
+        // the region can no longer close): not a scenario.
+        if name != "fuzzy-row" {
+            out.push(sc(
+                format!("filter/{name}/reversed"),
+                vec![scan_open(r, 100, |_| {}), scan_close()],
+            ));
+        }
         out.push(sc(
             format!("filter/{name}/get"),
             vec![get_step("c05", move |g| g.filter = Some(f.clone()))],

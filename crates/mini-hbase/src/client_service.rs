@@ -123,7 +123,17 @@ pub(crate) fn store_error(e: StoreError) -> RemoteException {
 }
 
 /// Turns cells into a `Result`: in the cellblock when the connection has a codec, inline otherwise.
+///
+/// Shapes as HBase 2.6.4 sends them (`ProtobufUtil.toResult`/`toResultNoData`): an empty result
+/// is `{associated_cell_count: 0}`; a cellblock result `{associated_cell_count, stale}`; an
+/// inline one `{cell, stale, partial}`.
 pub(crate) fn to_result(cells: Vec<Cell>, cellblocks: bool, block: &mut Vec<u8>) -> pb::Result {
+    if cells.is_empty() {
+        return pb::Result {
+            associated_cell_count: Some(0),
+            ..Default::default()
+        };
+    }
     if cellblocks {
         for cell in &cells {
             cell.encode(block);
@@ -137,6 +147,7 @@ pub(crate) fn to_result(cells: Vec<Cell>, cellblocks: bool, block: &mut Vec<u8>)
         pb::Result {
             cell: cells.into_iter().map(cell_to_pb).collect(),
             stale: Some(false),
+            partial: Some(false),
             ..Default::default()
         }
     }
@@ -241,7 +252,7 @@ pub(crate) fn get_result(
     if get.existence_only.unwrap_or(false) {
         return pb::Result {
             exists: Some(!cells.is_empty()),
-            stale: Some(false),
+            associated_cell_count: Some(0),
             ..Default::default()
         };
     }
@@ -254,14 +265,14 @@ async fn get(conn: &Conn, request: pb::GetRequest) -> CallResult {
     let result = match resolve(conn, "Get", &request.region).await? {
         Target::Meta => {
             let cells = crate::meta_table::get(&conn.shared, get);
-            get_result(get, cells, conn.cellblocks, &mut block)
+            get_result(get, cells, conn.get_cellblocks(), &mut block)
         }
         Target::Region(region) => {
             region.check_row(&get.row)?;
             let data = region.lock_open()?;
             let cells = read_row(&data, get)?;
             drop(data);
-            get_result(get, cells, conn.cellblocks, &mut block)
+            get_result(get, cells, conn.get_cellblocks(), &mut block)
         }
     };
     Ok(Reply::with_cells(

@@ -27,8 +27,18 @@ const SERVER_MAX_RESULT_SIZE: u64 = 100 * 1024 * 1024;
 #[derive(Default)]
 pub(crate) struct Scanners {
     open: Mutex<HashMap<u64, Arc<tokio::sync::Mutex<Scanner>>>>,
+    /// Scanners closed by the client or by the server after their last row, newest last. HBase
+    /// (`RSRpcServices.closedScanners`) answers a later `next` or close of one of them with an
+    /// empty response instead of `UnknownScannerException` (observed on 2.6.4).
+    closed: Mutex<(
+        std::collections::HashSet<u64>,
+        std::collections::VecDeque<u64>,
+    )>,
     next_id: AtomicU64,
 }
+
+/// How many closed scanner ids are remembered.
+const CLOSED_SCANNERS_KEPT: usize = 10_000;
 
 impl std::fmt::Debug for Scanners {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -62,8 +72,31 @@ impl Scanners {
         self.lock().get(&id).cloned()
     }
 
+    /// Closes a scanner (client close or last row sent) and remembers its id.
     fn remove(&self, id: u64) {
         self.lock().remove(&id);
+        let mut closed = self.closed.lock().unwrap_or_else(|e| e.into_inner());
+        if closed.0.insert(id) {
+            closed.1.push_back(id);
+            if closed.1.len() > CLOSED_SCANNERS_KEPT {
+                if let Some(old) = closed.1.pop_front() {
+                    closed.0.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// Drops a scanner whose lease expired (not remembered as closed).
+    fn expire(&self, id: u64) {
+        self.lock().remove(&id);
+    }
+
+    fn was_closed(&self, id: u64) -> bool {
+        self.closed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .0
+            .contains(&id)
     }
 }
 
@@ -102,6 +135,14 @@ pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
     let (id, scanner) = match request.scanner_id {
         Some(id) => {
             let Some(scanner) = scanners.get(id) else {
+                if scanners.was_closed(id) {
+                    // HBase: "the old client will still send a close request to us. Just
+                    // ignore it and return" - an empty response carrying only the id.
+                    return Ok(Reply::message(pb::ScanResponse {
+                        scanner_id: Some(id),
+                        ..Default::default()
+                    }));
+                }
                 return Err(unknown_scanner(id).into());
             };
             (id, scanner)
@@ -119,7 +160,7 @@ pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
     let mut state = scanner.lock().await;
     if state.lease_deadline <= Instant::now() {
         drop(state);
-        scanners.remove(id);
+        scanners.expire(id);
         return Err(unknown_scanner(id).into());
     }
     state.lease_deadline = Instant::now() + lease;
@@ -134,26 +175,21 @@ pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
             }
             state.next_seq += 1;
         }
-        if request.close_scanner.unwrap_or(false) {
-            drop(state);
-            scanners.remove(id);
-            return Ok(Reply::message(pb::ScanResponse {
-                scanner_id: Some(id),
-                more_results: Some(false),
-                ..Default::default()
-            }));
-        }
-        if request.renew.unwrap_or(false) {
+        if request.renew.unwrap_or(false) && !request.close_scanner.unwrap_or(false) {
             return Ok(Reply::message(pb::ScanResponse {
                 scanner_id: Some(id),
                 more_results: Some(true),
                 more_results_in_region: Some(true),
-                ttl: Some(lease.as_millis() as u32),
+                stale: Some(false),
                 ..Default::default()
             }));
         }
     }
-    let rows = request.number_of_rows.unwrap_or(0) as usize;
+    // A close still returns up to `number_of_rows` rows first (0 when absent), as HBase does.
+    let closing = request.close_scanner.unwrap_or(false);
+    let rows = request
+        .number_of_rows
+        .unwrap_or(if closing { 0 } else { 1 }) as usize;
     let batch = next_batch(conn, &mut state, rows)?;
     let done =
         !batch.more_in_region || !batch.more_results || request.close_scanner.unwrap_or(false);
@@ -161,7 +197,8 @@ pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
     if done {
         scanners.remove(id);
     }
-    Ok(respond(conn, id, batch, lease))
+    let opened = request.scanner_id.is_none();
+    Ok(respond(conn, id, batch, opened.then_some(lease)))
 }
 
 fn unknown_scanner(id: u64) -> RemoteException {
@@ -422,14 +459,16 @@ fn next_meta_row(s: &Scanner, rows: &[crate::meta_table::MetaRow]) -> Option<(By
 
 /// Builds the response: cells in the cellblock (`cells_per_result` + partial flags) when the
 /// connection has a codec, inline `results` otherwise.
-fn respond(conn: &Conn, id: u64, batch: Batch, lease: Duration) -> Reply {
+/// `lease` is set on the answer that opens the scanner: only that one carries `ttl` and
+/// `mvcc_read_point` (observed on 2.6.4, as is `stale` on every answer and no heartbeat flag).
+fn respond(conn: &Conn, id: u64, batch: Batch, lease: Option<Duration>) -> Reply {
     let mut response = pb::ScanResponse {
         scanner_id: Some(id),
         more_results: Some(batch.more_results),
         more_results_in_region: Some(batch.more_in_region),
-        ttl: Some(lease.as_millis() as u32),
-        mvcc_read_point: Some(0),
-        heartbeat_message: Some(false),
+        ttl: lease.map(|l| l.as_millis() as u32),
+        mvcc_read_point: lease.map(|_| 0),
+        stale: Some(false),
         ..Default::default()
     };
     let mut block = Vec::new();
@@ -441,7 +480,9 @@ fn respond(conn: &Conn, id: u64, batch: Batch, lease: Duration) -> Reply {
             let mut result = to_result(cells, false, &mut block);
             result.partial = Some(partial);
             response.results.push(result);
+            continue;
         }
+        // Inline results carry their own `partial`; the per-result flags go with cellblocks.
         response.partial_flag_per_result.push(partial);
     }
     Reply::with_cells(response, block)

@@ -67,9 +67,18 @@ pub(crate) struct Conn {
     pub(crate) service: Service,
     /// The client declared a cellblock codec: results go out as cellblocks.
     pub(crate) cellblocks: bool,
+    /// `(major, minor)` from the connection header's `VersionInfo`, when sent.
+    pub(crate) client_version: Option<(u32, u32)>,
 }
 
 impl Conn {
+    /// Whether a Get's result goes out as a cellblock: HBase 2.6 (`RSRpcServices.get`) uses one
+    /// only for clients that declared a codec and a version of at least 1.3 (observed on 2.6.4:
+    /// gohbase-like headers without `VersionInfo` get inline cells).
+    pub(crate) fn get_cellblocks(&self) -> bool {
+        self.cellblocks && self.client_version.is_some_and(|v| v >= (1, 3))
+    }
+
     /// Index of this region server (panics on the master, which never serves region calls).
     pub(crate) fn rs_index(&self) -> usize {
         match self.server {
@@ -368,11 +377,18 @@ async fn handshake(
             "compressor {compressor} (not implemented by mini-hbase)"
         ));
     }
+    let client_version = header.version_info.as_ref().map(|v| {
+        let mut parts = v.version.split(['.', '-']).map(|p| p.parse::<u32>().ok());
+        let major = v.version_major.or(parts.next().flatten()).unwrap_or(0);
+        let minor = v.version_minor.or(parts.next().flatten()).unwrap_or(0);
+        (major, minor)
+    });
     Ok(Some(Conn {
         shared: shared.clone(),
         server,
         service,
         cellblocks,
+        client_version,
     }))
 }
 
@@ -457,6 +473,7 @@ pub(crate) async fn serve_one(
         server,
         service,
         cellblocks,
+        client_version: cellblocks.then_some((2, 6)),
     };
     let request = match RequestFrame::decode(body) {
         Ok(request) => request,
