@@ -307,9 +307,11 @@ pub(crate) fn answer(method: &str, frame: &ResponseFrame, with_message: bool) ->
             Ok(r) => {
                 let _ = writeln!(
                     out,
-                    "processed={:?} stats={}",
+                    "processed={:?} stats={:?}",
                     r.processed,
-                    r.region_statistics.is_some()
+                    r.region_statistics
+                        .as_ref()
+                        .map(|st| (st.region.len(), st.stat.len()))
                 );
                 for (i, rar) in r.region_action_result.iter().enumerate() {
                     let _ = writeln!(

@@ -404,7 +404,7 @@ pub(crate) fn apply_mutation(
                     // A retry of an operation already applied: answer with the current values,
                     // as HBase turns a duplicate increment/append into a get.
                     drop(nonces);
-                    return Ok(Some(current_values(data, &cells, now)));
+                    return Ok(Some(returned(m, current_values(data, &cells, now))));
                 }
             }
             let row = cells[0].row.clone();
@@ -441,8 +441,22 @@ pub(crate) fn apply_mutation(
                     .unwrap_or_else(|e| e.into_inner())
                     .insert(key, ());
             }
-            Ok(Some(result))
+            Ok(Some(returned(m, result)))
         }
+    }
+}
+
+/// The cells an increment or append answers with: none when the client set the `_rr_`
+/// ("return results") attribute to false, as HBase 2.6.4 does (observed: an empty Result).
+fn returned(m: &pb::MutationProto, cells: Vec<Cell>) -> Vec<Cell> {
+    let no_results = m
+        .attribute
+        .iter()
+        .any(|a| a.name == "_rr_" && a.value.as_deref() == Some(&[0u8][..]));
+    if no_results {
+        Vec::new()
+    } else {
+        cells
     }
 }
 
@@ -487,7 +501,14 @@ async fn mutate(conn: &Conn, request: pb::MutateRequest, cellblock: Bytes) -> Ca
     Ok(Reply::with_cells(
         pb::MutateResponse {
             result,
-            processed: Some(processed),
+            // HBase 2.6.4 (observed): checkAndMutate says whether it applied; a plain put or
+            // delete says true; an increment or append leaves it unset.
+            processed: match m.mutate_type() {
+                _ if request.condition.is_some() => Some(processed),
+                pb::mutation_proto::MutationType::Put
+                | pb::mutation_proto::MutationType::Delete => Some(true),
+                _ => None,
+            },
             ..Default::default()
         },
         block,

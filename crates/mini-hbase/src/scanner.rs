@@ -176,11 +176,9 @@ pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
             state.next_seq += 1;
         }
         if request.renew.unwrap_or(false) && !request.close_scanner.unwrap_or(false) {
+            // HBase 2.6.4 answers a renew with the id alone.
             return Ok(Reply::message(pb::ScanResponse {
                 scanner_id: Some(id),
-                more_results: Some(true),
-                more_results_in_region: Some(true),
-                stale: Some(false),
                 ..Default::default()
             }));
         }
@@ -198,7 +196,8 @@ pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
         scanners.remove(id);
     }
     let opened = request.scanner_id.is_none();
-    Ok(respond(conn, id, batch, opened.then_some(lease)))
+    let metrics = request.track_scan_metrics.unwrap_or(false);
+    Ok(respond(conn, id, batch, opened.then_some(lease), metrics))
 }
 
 fn unknown_scanner(id: u64) -> RemoteException {
@@ -268,11 +267,8 @@ async fn open(
             stop_bound(scan.include_stop_row()),
         )
     };
-    let limit = request
-        .limit_of_rows
-        .filter(|&l| l > 0)
-        .map(u64::from)
-        .or(scan.limit.filter(|&l| l > 0).map(u64::from));
+    // `Scan.limit` is the client's business: HBase's server only honours `limit_of_rows`.
+    let limit = request.limit_of_rows.filter(|&l| l > 0).map(u64::from);
     Ok(Scanner {
         source,
         columns: scan.column.clone(),
@@ -300,6 +296,9 @@ async fn open(
 /// Results gathered by one call.
 struct Batch {
     results: Vec<(Vec<Cell>, bool)>,
+    /// Rows read and rows a filter dropped (`ROWS_SCANNED`, `ROWS_FILTERED`).
+    rows_scanned: i64,
+    rows_filtered: i64,
     more_in_region: bool,
     more_results: bool,
 }
@@ -308,20 +307,24 @@ struct Batch {
 fn next_batch(conn: &Conn, s: &mut Scanner, rows: usize) -> Result<Batch, RemoteException> {
     let mut batch = Batch {
         results: Vec::new(),
+        rows_scanned: 0,
+        rows_filtered: 0,
         more_in_region: true,
         more_results: true,
     };
     let mut size = 0u64;
     let meta_rows = matches!(s.source, Source::Meta).then(|| crate::meta_table::rows(&conn.shared));
     while batch.results.len() < rows && size < s.max_result_size {
-        if s.rows_left == Some(0) || s.filter.as_ref().is_some_and(|f| f.filter_all_remaining()) {
-            batch.more_results = false;
+        if s.rows_left == Some(0) {
+            break;
+        }
+        if s.filter.as_ref().is_some_and(|f| f.filter_all_remaining()) {
             batch.more_in_region = false;
             break;
         }
         let (row, cells) = match s.pending.take() {
             Some(pending) => pending,
-            None => match next_row(s, meta_rows.as_deref())? {
+            None => match next_row(s, meta_rows.as_deref(), &mut batch)? {
                 Some(found) => found,
                 None => {
                     batch.more_in_region = false;
@@ -342,9 +345,17 @@ fn next_batch(conn: &Conn, s: &mut Scanner, rows: usize) -> Result<Batch, Remote
         }
         batch.results.push((chunk, partial));
     }
+    // HBase 2.6.4 (RSRpcServices.scan): a finished filter ends the region, and ends the whole
+    // scan only when this answer has no rows; `limit_of_rows` reached ends the scan but not the
+    // region (observed).
+    if s.filter.as_ref().is_some_and(|f| f.filter_all_remaining()) {
+        batch.more_in_region = false;
+        if batch.results.is_empty() {
+            batch.more_results = false;
+        }
+    }
     if s.rows_left == Some(0) && s.pending.is_none() {
         batch.more_results = false;
-        batch.more_in_region = false;
     }
     Ok(batch)
 }
@@ -371,6 +382,7 @@ fn cut(mut cells: Vec<Cell>, s: &Scanner, budget: u64) -> (Vec<Cell>, Vec<Cell>)
 fn next_row(
     s: &mut Scanner,
     meta_rows: Option<&[crate::meta_table::MetaRow]>,
+    counts: &mut Batch,
 ) -> Result<Option<(Bytes, Vec<Cell>)>, RemoteException> {
     loop {
         let found = match (&s.source, meta_rows) {
@@ -394,6 +406,7 @@ fn next_row(
             return Ok(None);
         };
         s.position = Some(key.clone());
+        counts.rows_scanned += 1;
         let versions = s.versions;
         let cells = match s.filter.as_mut() {
             // Every row reached goes through the filter, even one with no visible cells: its
@@ -404,6 +417,7 @@ fn next_row(
             {
                 Some(cells) if !cells.is_empty() => cells,
                 _ => {
+                    counts.rows_filtered += 1;
                     if filter.filter_all_remaining() {
                         return Ok(None);
                     }
@@ -461,7 +475,7 @@ fn next_meta_row(s: &Scanner, rows: &[crate::meta_table::MetaRow]) -> Option<(By
 /// connection has a codec, inline `results` otherwise.
 /// `lease` is set on the answer that opens the scanner: only that one carries `ttl` and
 /// `mvcc_read_point` (observed on 2.6.4, as is `stale` on every answer and no heartbeat flag).
-fn respond(conn: &Conn, id: u64, batch: Batch, lease: Option<Duration>) -> Reply {
+fn respond(conn: &Conn, id: u64, batch: Batch, lease: Option<Duration>, metrics: bool) -> Reply {
     let mut response = pb::ScanResponse {
         scanner_id: Some(id),
         more_results: Some(batch.more_results),
@@ -469,6 +483,7 @@ fn respond(conn: &Conn, id: u64, batch: Batch, lease: Option<Duration>) -> Reply
         ttl: lease.map(|l| l.as_millis() as u32),
         mvcc_read_point: lease.map(|_| 0),
         stale: Some(false),
+        scan_metrics: metrics.then(|| scan_metrics(&batch)),
         ..Default::default()
     };
     let mut block = Vec::new();
@@ -486,4 +501,33 @@ fn respond(conn: &Conn, id: u64, batch: Batch, lease: Option<Duration>) -> Reply
         response.partial_flag_per_result.push(partial);
     }
     Reply::with_cells(response, block)
+}
+
+/// The server-side scan metrics HBase 2.6.4 returns for `track_scan_metrics`, in its order. An
+/// in-memory store reads no blocks and no files, so those counters are 0; rows are counted.
+fn scan_metrics(batch: &Batch) -> pb::ScanMetrics {
+    let bytes: i64 = batch
+        .results
+        .iter()
+        .flat_map(|(cells, _)| cells.iter())
+        .map(|c| c.encoded_len() as i64)
+        .sum();
+    let metric = |name: &str, value: i64| pb::NameInt64Pair {
+        name: Some(name.to_string()),
+        value: Some(value),
+    };
+    pb::ScanMetrics {
+        metrics: vec![
+            metric("BLOCK_READ_OPS_COUNT", 0),
+            metric("RPC_SCAN_QUEUE_WAIT_TIME", 0),
+            metric("BYTES_READ_FROM_FS", 0),
+            metric("FS_READ_TIME", 0),
+            metric("RPC_SCAN_PROCESSING_TIME", 0),
+            metric("BLOCK_BYTES_SCANNED", 0),
+            metric("BYTES_READ_FROM_BLOCK_CACHE", 0),
+            metric("BYTES_READ_FROM_MEMSTORE", bytes),
+            metric("ROWS_SCANNED", batch.rows_scanned),
+            metric("ROWS_FILTERED", batch.rows_filtered),
+        ],
+    }
 }

@@ -259,11 +259,9 @@ async fn server_side_filters_apply_to_scans_and_gets() {
     let answer = conn.call("Scan", &open(&rname, scan, 100)).await;
     let (got, r) = rows(&answer);
     assert_eq!(got, ["r3:2", "r4:2"], "the page ends after two rows");
-    assert_eq!(
-        r.more_results,
-        Some(false),
-        "a finished filter ends the scan"
-    );
+    // HBase 2.6.4: a finished filter ends the region; the scan ends only with an empty answer.
+    assert_eq!(r.more_results_in_region, Some(false));
+    assert_eq!(r.more_results, Some(true), "rows came back");
     let cells = CellBlockReader::new(answer.frame.cellblock.clone())
         .next_cells(4)
         .unwrap();
