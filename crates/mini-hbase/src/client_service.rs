@@ -186,9 +186,10 @@ pub(crate) fn read_query(
 /// Reads one row for a Get (also used inside Multi).
 pub(crate) fn read_row(data: &RegionData, get: &pb::Get) -> Result<Vec<Cell>, RemoteException> {
     if get.closest_row_before.unwrap_or(false) {
+        // HBase 2.6.4 answers this with UnknownProtocolException (observed).
         return Err(RemoteException::new(
-            class::DO_NOT_RETRY,
-            "closest_row_before is no longer supported",
+            "org.apache.hadoop.hbase.exceptions.UnknownProtocolException",
+            "Is this a pre-hbase-1.0.0 or asynchbase client? Client is invoking getClosestRowBefore removed in hbase-2.0.0 replaced by reverse Scan.",
         ));
     }
     let mut query = read_query(&get.column, get.time_range.as_ref(), get.max_versions());

@@ -86,6 +86,7 @@ const DO_NOT_RETRY_CLASSES: &[&str] = &[
     class::UNKNOWN_SCANNER,
     class::OUT_OF_ORDER_SCANNER_NEXT,
     class::FAILED_SANITY_CHECK,
+    "org.apache.hadoop.hbase.exceptions.UnknownProtocolException",
     // FatalConnectionException and its subclasses extend DoNotRetryIOException.
     class::FATAL_CONNECTION,
     class::WRONG_VERSION,
