@@ -511,22 +511,22 @@ async fn run(t: &Target, s: &Scenario) -> String {
                     call.svc.name(),
                     call.method
                 ));
-                if !conns.contains_key(&call.svc) {
-                    let addr = match call.svc {
-                        Svc::Master | Svc::MasterMeta => t.master,
-                        _ => t.rs,
-                    };
-                    match Conn::open(addr, call.svc.name(), s.opts).await {
-                        Ok(c) => {
-                            conns.insert(call.svc, c);
-                        }
-                        Err(e) => {
-                            out.push_str(&format!("connect failed: {e}\n"));
-                            continue;
+                let conn = match conns.entry(call.svc) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        let addr = match call.svc {
+                            Svc::Master | Svc::MasterMeta => t.master,
+                            _ => t.rs,
+                        };
+                        match Conn::open(addr, call.svc.name(), s.opts).await {
+                            Ok(c) => v.insert(c),
+                            Err(e) => {
+                                out.push_str(&format!("connect failed: {e}\n"));
+                                continue;
+                            }
                         }
                     }
-                }
-                let conn = conns.get_mut(&call.svc).expect("opened");
+                };
                 match conn.call(call.method, &call.param, &call.cells).await {
                     Ok(answer) => {
                         if call.method == "Scan" {

@@ -112,7 +112,7 @@ fn stack_traces(s: &str) -> String {
             end += 1;
         }
         let body = &rest[..end];
-        let class = body.split(|c| c == ':' || c == '\\').next().unwrap_or(body);
+        let class = body.split([':', '\\']).next().unwrap_or(body);
         out.push_str(class);
         rest = &rest[end..];
     }
