@@ -14,6 +14,9 @@ echo "real HBase ready after $(( $(date +%s) - started )) s"
 
 zk="127.0.0.1:${HBASE_ZK_PORT:-2181}"
 rs="127.0.0.1:${HBASE_RS_PORT:-16020}"
+master="127.0.0.1:${HBASE_MASTER_PORT:-16000}"
+echo "== differential harness: raw requests against real HBase and mini-hbase, compared field by field"
+HBCLIENT_DIFF_TARGET="master=$master,rs=$rs" cargo run -q -p hbase-diff
 for target in "zk:$zk" "rpc:$rs"; do
   echo "== integration suite against real HBase via $target"
   HBCLIENT_TEST_CLUSTER="$target" cargo test -p hbclient --test suite

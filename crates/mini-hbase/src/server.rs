@@ -90,9 +90,18 @@ pub(crate) struct Conn {
     pub(crate) cellblocks: bool,
     /// Faults of the connection itself.
     pub(crate) wire: WireFaults,
+    /// `(major, minor)` from the connection header's `VersionInfo`, when sent.
+    pub(crate) client_version: Option<(u32, u32)>,
 }
 
 impl Conn {
+    /// Whether a Get's result goes out as a cellblock: HBase 2.6 (`RSRpcServices.get`) uses one
+    /// only for clients that declared a codec and a version of at least 1.3 (observed on 2.6.4:
+    /// gohbase-like headers without `VersionInfo` get inline cells).
+    pub(crate) fn get_cellblocks(&self) -> bool {
+        self.cellblocks && self.client_version.is_some_and(|v| v >= (1, 3))
+    }
+
     /// Index of this region server (panics on the master, which never serves region calls).
     pub(crate) fn rs_index(&self) -> usize {
         match self.server {
@@ -227,12 +236,16 @@ async fn serve_connection(
         return;
     }
     let _ = stream.set_nodelay(true);
+    let peer = stream
+        .peer_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_else(|_| "unknown".into());
     let Some((mut reader, mut writer)) =
         crate::tls::accept(shared.config.tls.as_ref(), stream).await
     else {
         return;
     };
-    let conn = match handshake(&shared, server, &mut reader, &mut writer).await {
+    let conn = match handshake(&shared, server, &peer, &mut reader, &mut writer).await {
         Ok(Some(conn)) => Arc::new(conn),
         Ok(None) => return,
         Err(fatal) => {
@@ -335,12 +348,49 @@ fn fatal_close(tx: &mpsc::Sender<Bytes>, close: &CancellationToken, e: RemoteExc
 async fn handshake(
     shared: &Arc<Shared>,
     server: ServerId,
+    peer: &str,
     reader: &mut ReadHalf,
     writer: &mut WriteHalf,
 ) -> Result<Option<Conn>, RemoteException> {
     let mut preamble = [0u8; 6];
-    if reader.read_exact(&mut preamble).await.is_err() {
-        return Ok(None);
+    loop {
+        if reader.read_exact(&mut preamble).await.is_err() {
+            return Ok(None);
+        }
+        match &preamble {
+            // HBase 2.6 (HBASE-25051): the registry preamble gets the cluster id in one frame with
+            // call id -1, then the server closes the connection (observed on 2.6.4).
+            REGISTRY_PREAMBLE => {
+                let answer = frame::encode_response(
+                    pb::ResponseHeader {
+                        call_id: Some(CONNECTION_CALL_ID),
+                        ..Default::default()
+                    },
+                    Some(&pb::GetConnectionRegistryResponse {
+                        cluster_id: shared.cluster_id.clone(),
+                    }),
+                    &[],
+                );
+                let _ = writer.write_all(&answer).await;
+                let _ = writer.flush().await;
+                let _ = writer.shutdown().await;
+                return Ok(None);
+            }
+            // HBase 2.6 (HBASE-28321): on a server without Kerberos the security preamble gets a
+            // SecurityNotEnabledException (call id -1) and the connection stays open for the real
+            // preamble (observed on 2.6.4).
+            SECURITY_PREAMBLE => {
+                let e = RemoteException::connection(
+                    class::SECURITY_NOT_ENABLED,
+                    "security is not enabled",
+                );
+                let answer = frame::encode_exception_response(CONNECTION_CALL_ID, e.to_pb());
+                if writer.write_all(&answer).await.is_err() || writer.flush().await.is_err() {
+                    return Ok(None);
+                }
+            }
+            _ => break,
+        }
     }
     match frame::check_preamble(&preamble) {
         // As HBase 2.6.4 with Kerberos on: the fatal answer comes before any header is read.
@@ -376,60 +426,84 @@ async fn handshake(
                 return Ok(None);
             }
         }
-        Err(e) => return Err(RemoteException::new(e.exception_class(), e.message())),
+        Err(e) => return Err(preamble_error(e, &preamble, peer)),
     }
     let len = match reader.read_u32().await {
         Ok(len) => len as usize,
         Err(_) => return Ok(None),
     };
     if len > MAX_CONNECTION_HEADER {
-        return Err(RemoteException::new(
-            class::FATAL_CONNECTION,
-            format!("connection header of {len} bytes"),
-        ));
+        tracing::debug!(?server, len, "connection header too large; closing");
+        return Ok(None);
     }
     let mut body = vec![0u8; len];
     if reader.read_exact(&mut body).await.is_err() {
         return Ok(None);
     }
-    let header = frame::decode_connection_header(&body)
-        .map_err(|e| RemoteException::new(class::FATAL_CONNECTION, e.to_string()))?;
+    // HBase 2.6.4 closes the connection without any answer when the header is unusable (no
+    // service name, an unknown service or one this server does not host, a codec or compressor
+    // it cannot load): observed with raw sockets.
+    let reject = |why: String| {
+        tracing::debug!(?server, why, "unusable connection header; closing");
+        Ok(None)
+    };
+    let header = match frame::decode_connection_header(&body) {
+        Ok(header) => header,
+        Err(e) => return reject(e.to_string()),
+    };
     let name = header.service_name.clone().unwrap_or_default();
-    if name.is_empty() {
-        return Err(RemoteException::new(
-            "org.apache.hadoop.hbase.ipc.EmptyServiceNameException",
-            "Service name is empty",
-        ));
-    }
-    let service = Service::parse(&name, server)
-        .ok_or_else(|| RemoteException::new(class::UNKNOWN_SERVICE, name.clone()))?;
+    let Some(service) = Service::parse(&name, server) else {
+        return reject(format!("unknown service {name:?}"));
+    };
     let cellblocks = match header.cell_block_codec_class.as_deref() {
         None | Some("") => false,
         Some(frame::KEY_VALUE_CODEC_CLASS) | Some(frame::KEY_VALUE_CODEC_WITH_TAGS_CLASS) => true,
-        Some(other) => {
-            return Err(RemoteException::new(
-                class::UNSUPPORTED_CELL_CODEC,
-                format!("Unable to initialize cell codec {other}"),
-            ))
-        }
+        Some(other) => return reject(format!("cell codec {other}")),
     };
     if let Some(compressor) = header
         .cell_block_compressor_class
         .as_deref()
         .filter(|c| !c.is_empty())
     {
-        return Err(RemoteException::new(
-            class::UNSUPPORTED_COMPRESSION,
-            compressor.to_string(),
+        return reject(format!(
+            "compressor {compressor} (not implemented by mini-hbase)"
         ));
     }
+    let client_version = header.version_info.as_ref().map(|v| {
+        let mut parts = v.version.split(['.', '-']).map(|p| p.parse::<u32>().ok());
+        let major = v.version_major.or(parts.next().flatten()).unwrap_or(0);
+        let minor = v.version_minor.or(parts.next().flatten()).unwrap_or(0);
+        (major, minor)
+    });
     Ok(Some(Conn {
         shared: shared.clone(),
         server,
         service,
         cellblocks,
         wire: WireFaults::default(),
+        client_version,
     }))
+}
+
+/// `RpcClient.REGISTRY_PREAMBLE_HEADER` (HBase 2.6).
+const REGISTRY_PREAMBLE: &[u8; 6] = b"Regist";
+/// `RpcClient.SECURITY_PREAMBLE_HEADER` (HBase 2.6).
+const SECURITY_PREAMBLE: &[u8; 6] = b"Securi";
+
+/// The fatal error HBase 2.6.4 answers a bad preamble with. The Java client parses the message of
+/// the bad-magic case (it must start with `Expected HEADER=`), so the texts are HBase's.
+fn preamble_error(e: frame::PreambleError, preamble: &[u8; 6], peer: &str) -> RemoteException {
+    let message = match e {
+        frame::PreambleError::BadMagic => format!(
+            "Expected HEADER=HBas but received HEADER={} from {peer}",
+            String::from_utf8_lossy(&preamble[..4])
+        ),
+        frame::PreambleError::WrongVersion(_) | frame::PreambleError::BadAuth(_) => format!(
+            "serverVersion=0, clientVersion={}, authMethod={}, authName=unknown from {peer}",
+            preamble[4], preamble[5]
+        ),
+    };
+    RemoteException::connection(e.exception_class(), message)
 }
 
 /// Serves one call and queues its answer.
@@ -496,6 +570,7 @@ pub(crate) async fn serve_one(
         service,
         cellblocks,
         wire: WireFaults::default(),
+        client_version: cellblocks.then_some((2, 6)),
     };
     let request = match RequestFrame::decode(body) {
         Ok(request) => request,
