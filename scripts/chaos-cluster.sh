@@ -5,13 +5,13 @@
 # SIGCONT and a restart) under the mixed workload, checks everything the test checks, and always
 # stops the cluster. About 3–4 minutes on a 2-core box, cluster start and stop included.
 #
-#   scripts/chaos-cluster.sh                 # short schedule, 120 s of workload
+#   scripts/chaos-cluster.sh                 # short schedule, 100 s of workload
 #   HBCLIENT_CHAOS_SECS=300 HBCLIENT_CHAOS_SCHEDULE=full scripts/chaos-cluster.sh   # the 5-minute run
 #   CHAOS_RELEASE=1 ...                      # build the test in release mode (long runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-secs="${HBCLIENT_CHAOS_SECS:-120}"
+secs="${HBCLIENT_CHAOS_SECS:-100}"
 schedule="${HBCLIENT_CHAOS_SCHEDULE:-short}"
 profile=()
 [ -z "${CHAOS_RELEASE:-}" ] || profile=(--release)

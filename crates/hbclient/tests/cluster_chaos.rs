@@ -508,6 +508,9 @@ async fn chaos_schedule(mut s: Schedule, short: bool, stop_at: Instant) -> Sched
         s.settle(6).await;
         s.balance().await;
         s.settle(6).await;
+        if Instant::now() >= stop_at {
+            break;
+        }
         s.graceful_restart().await;
         s.settle(8).await;
         if Instant::now() >= stop_at {
