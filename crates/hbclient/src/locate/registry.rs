@@ -155,7 +155,18 @@ impl RpcRegistry {
                 Err(e) => return Err(e),
             }
         }
-        Err(last.unwrap_or_else(|| Error::timeout("no bootstrap server answered in time")))
+        Err(match last {
+            // A server that hangs up right after a ConnectionHeader naming ClientMetaService does
+            // not serve that service: say so instead of leaving a bare "closed by the server".
+            Some(e) if e.message().contains("closed by the server") => e.with_context(
+                "hint",
+                "the bootstrap server closed the connection on ClientMetaService: it does not serve \
+                 the ZooKeeper-free registry (region servers before HBase 2.5, masters before 2.3); \
+                 use ZooKeeper discovery",
+            ),
+            Some(e) => e,
+            None => Error::timeout("no bootstrap server answered in time"),
+        })
     }
 
     /// Refreshes the server list when it was never refreshed or is older than five minutes.
