@@ -16,6 +16,8 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::tls::{StoreFile, TlsSettings};
 
+mod uri;
+
 /// How the client finds hbase:meta and the master.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Discovery {
@@ -151,6 +153,13 @@ impl Config {
     /// skipped (logged at debug level); a bad value of a key it uses is an error naming the file.
     pub fn from_conf_dir(dir: impl AsRef<Path>) -> Result<Config> {
         Ok(Config::builder().load_conf_dir(dir)?.build())
+    }
+
+    /// The configuration a connection URI describes (`hbase+zk://zk1:2181,zk2:2181/hbase`,
+    /// `hbase+rpc://rs1:16020,rs2:16020`, query parameters as configuration keys), over HBase's
+    /// defaults; see [`ConfigBuilder::uri`].
+    pub fn from_uri(uri: &str) -> Result<Config> {
+        Ok(Config::builder().uri(uri)?.build())
     }
 
     /// [`Config::from_conf_dir`] on `$HBASE_CONF_DIR` when it is set, else `None`.
