@@ -29,6 +29,7 @@ mod client;
 mod codec;
 mod config;
 mod error;
+pub mod guide;
 mod locate;
 mod metrics;
 mod mutator;
