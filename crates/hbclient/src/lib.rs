@@ -38,6 +38,7 @@ mod rpc;
 mod security;
 mod shared;
 mod table;
+mod telemetry;
 mod tls;
 
 pub use admin::{Admin, FamilyDescriptor, TableDescriptor};

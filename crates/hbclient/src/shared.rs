@@ -150,6 +150,7 @@ impl Core {
         parse: impl Fn(ResponseFrame) -> Result<T>,
     ) -> Result<T> {
         let loc = self.locate(table, row, deadline).await?;
+        crate::telemetry::record_server(&loc.server);
         let (param, cells) = request(&loc);
         let timeout = deadline.rpc_timeout(self.config.rpc_timeout)?;
         let span = tracing::debug_span!(
