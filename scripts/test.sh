@@ -47,6 +47,10 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 echo "== cargo test --workspace"
 cargo test --workspace
 
+echo "== hbclient with the opentelemetry feature: clippy, and the trace context reaching mini-hbase"
+cargo clippy -p hbclient --all-targets --features opentelemetry -- -D warnings
+cargo test -p hbclient --features opentelemetry --test suite telemetry
+
 echo "== hbase-diff scenarios defined (run against a real HBase by scripts/conformance.sh)"
 cargo run -q -p hbase-diff -- --list | tail -1
 

@@ -8,12 +8,18 @@
 //! Operation names are the Java client's (`HBaseSemanticAttributes.Operation`): GET, PUT,
 //! DELETE, INCREMENT, APPEND, BATCH, CHECK_AND_MUTATE, SCAN.
 //!
+//! With the `opentelemetry` feature, each request header also carries the caller's trace
+//! context (`RequestHeader.trace_info.headers`, W3C `traceparent`), taken from the current
+//! span through a `tracing-opentelemetry` layer, so an HBase 2.5+ server with tracing on
+//! continues the caller's trace.
+//!
 //! Spans are at DEBUG level: with no subscriber interested, creating one costs a relaxed atomic
 //! load and none of the fields are formatted.
 
 use std::future::Future;
 
 use hbclient_proto::meta::TableName;
+use hbclient_proto::pb;
 use tracing::field::Empty;
 use tracing::{Instrument, Span};
 
@@ -95,5 +101,63 @@ fn error_type(kind: ErrorKind) -> &'static str {
         ErrorKind::Closed => "closed",
         ErrorKind::BlockingInAsync => "blocking_in_async",
         ErrorKind::Authentication => "authentication",
+    }
+}
+
+/// The caller's trace context for a request header: `None` without the `opentelemetry` feature
+/// or when the current span belongs to no OpenTelemetry trace.
+pub(crate) fn trace_info() -> Option<pb::RpctInfo> {
+    #[cfg(feature = "opentelemetry")]
+    {
+        otel::trace_info()
+    }
+    #[cfg(not(feature = "opentelemetry"))]
+    {
+        None
+    }
+}
+
+#[cfg(feature = "opentelemetry")]
+mod otel {
+    use std::collections::HashMap;
+
+    use hbclient_proto::pb;
+    use opentelemetry::trace::TraceContextExt;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    pub(super) fn trace_info() -> Option<pb::RpctInfo> {
+        let span = tracing::Span::current();
+        if span.is_disabled() {
+            return None;
+        }
+        let context = span.context();
+        let span_context = context.span().span_context().clone();
+        if !span_context.is_valid() {
+            return None;
+        }
+        let mut headers = HashMap::new();
+        opentelemetry::global::get_text_map_propagator(|p| {
+            p.inject_context(&context, &mut headers)
+        });
+        if headers.is_empty() {
+            // No propagator installed: W3C trace context, which is what HBase reads by default.
+            headers.insert(
+                "traceparent".to_string(),
+                format!(
+                    "00-{}-{}-{:02x}",
+                    span_context.trace_id(),
+                    span_context.span_id(),
+                    span_context.trace_flags().to_u8()
+                ),
+            );
+            let state = span_context.trace_state().header();
+            if !state.is_empty() {
+                headers.insert("tracestate".to_string(), state);
+            }
+        }
+        Some(pb::RpctInfo {
+            headers,
+            ..Default::default()
+        })
     }
 }

@@ -147,3 +147,66 @@ async fn operation_spans_follow_the_hbase_semantic_conventions() {
     assert!(swapped);
     only_span(&recorder, "CHECK_AND_MUTATE", &name);
 }
+
+/// With the `opentelemetry` feature, each request carries the caller's trace context (W3C
+/// `traceparent`) in its header; mini-hbase records what it receives. Against a real HBase the
+/// same calls must simply succeed with the header on (what the server does with it depends on
+/// its own tracing setup).
+#[cfg(feature = "opentelemetry")]
+#[tokio::test]
+async fn the_callers_trace_context_reaches_the_server() {
+    use hbclient::Get;
+    use opentelemetry::trace::{TraceContextExt, TracerProvider};
+    use tracing::Instrument;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    let c = TestCluster::start().await;
+    let name = c.table(&["f"], &[]).await;
+    let table = c.conn.table(&name).unwrap();
+    // Outside any trace: no trace context is sent.
+    table
+        .put(Put::new("untraced").add("f", "q", "v"))
+        .await
+        .unwrap();
+    if c.is_mini() {
+        let mini = c.mini("").unwrap();
+        assert_eq!(mini.received_traces(), Vec::new());
+    }
+
+    let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
+    let _guard = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("hbclient-suite")))
+        .set_default();
+    let handler = tracing::info_span!("handle request");
+    let trace_id = handler.context().span().span_context().trace_id();
+    assert_ne!(trace_id, opentelemetry::trace::TraceId::INVALID);
+    async {
+        table
+            .put(Put::new("traced").add("f", "q", "v"))
+            .await
+            .unwrap();
+        let got = table.get(Get::new("traced")).await.unwrap();
+        assert!(!got.is_empty());
+    }
+    .instrument(handler)
+    .await;
+
+    let Some(mini) = c.mini("the_callers_trace_context_reaches_the_server") else {
+        return;
+    };
+    let received = mini.received_traces();
+    let methods: Vec<&str> = received.iter().map(|t| t.method.as_str()).collect();
+    assert!(
+        methods.contains(&"Mutate") && methods.contains(&"Get"),
+        "{received:#?}"
+    );
+    for trace in &received {
+        let parent = trace.headers.get("traceparent").expect("traceparent");
+        let parts: Vec<&str> = parent.split('-').collect();
+        assert_eq!(parts.len(), 4, "{parent}");
+        assert_eq!(parts[0], "00");
+        assert_eq!(parts[1], trace_id.to_string(), "{parent}");
+        assert_eq!(parts[2].len(), 16);
+        assert_eq!(parts[3], "01", "sampled: {parent}");
+    }
+}

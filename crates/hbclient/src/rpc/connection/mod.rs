@@ -221,6 +221,7 @@ impl RpcConnection {
             call_id: Some(id),
             method_name: Some(method.to_string()),
             timeout: Some(timeout.as_millis().min(u128::from(u32::MAX)) as u32),
+            trace_info: crate::telemetry::trace_info(),
             ..Default::default()
         };
         let frame = frame::encode_request_with(header, param, cells_len, cells);
