@@ -46,6 +46,8 @@ pub struct Config {
     pub(crate) pause_overloaded: Duration,
     pub(crate) rpc_timeout: Duration,
     pub(crate) operation_timeout: Duration,
+    /// `hbclient.metrics.per.server`: label the `metrics` feature's RPC series with the server.
+    pub(crate) metrics_per_server: bool,
     pub(crate) connect_timeout: Duration,
     /// A connection with calls in flight that receives nothing for this long is failed.
     pub(crate) read_timeout: Duration,
@@ -114,6 +116,7 @@ impl Default for Config {
             pause: Duration::from_millis(100),
             pause_overloaded: Duration::from_millis(100),
             rpc_timeout: Duration::from_secs(60),
+            metrics_per_server: false,
             operation_timeout: Duration::from_secs(1200),
             connect_timeout: Duration::from_secs(10),
             read_timeout: Duration::from_secs(20),
@@ -318,7 +321,8 @@ impl ConfigBuilder {
     /// `hbase.client.keyvalue.maxsize`, `hbase.client.user` (the user name sent to the server),
     /// `hbase.ipc.client.socket.timeout.read` and `.write` (see [`ConfigBuilder::socket_timeouts`]),
     /// `hbclient.rpc.max.consecutive.timeouts`, `hbclient.rpc.connection.max.inflight.bytes` and
-    /// `hbclient.rpc.max.inflight.bytes` (see [`ConfigBuilder::max_in_flight_bytes`]).
+    /// `hbclient.rpc.max.inflight.bytes` (see [`ConfigBuilder::max_in_flight_bytes`]),
+    /// `hbclient.metrics.per.server` (with the `metrics` feature: RPC series per server).
     ///
     /// TLS: `hbase.client.netty.tls.enabled`, `hbase.client.netty.tls.verify.server.hostname`,
     /// `hbase.client.netty.tls.handshaketimeout`, `hbase.rpc.tls.truststore.{location,type,password}`
@@ -441,6 +445,7 @@ impl ConfigBuilder {
                 c.keyvalue_maxsize = if max <= 0 { 0 } else { max as usize };
             }
             "hbase.client.user" => c.user = value.to_string(),
+            "hbclient.metrics.per.server" => c.metrics_per_server = boolean(key, value)?,
             "hbase.client.netty.tls.enabled" => c.tls.enabled = boolean(key, value)?,
             "hbase.client.netty.tls.verify.server.hostname" => {
                 c.tls.verify_hostname = boolean(key, value)?

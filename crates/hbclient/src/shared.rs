@@ -101,7 +101,7 @@ impl Core {
     }
 
     pub(crate) fn count_retry(&self) {
-        self.metrics.retries.fetch_add(1, Ordering::Relaxed);
+        self.metrics.retry();
     }
 
     fn locate_ctx(&self) -> LocateContext<'_> {

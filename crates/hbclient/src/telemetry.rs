@@ -43,13 +43,37 @@ pub(crate) fn operation_span(table: &TableName, operation: &'static str) -> Span
     )
 }
 
-/// Runs `operation` inside `span`, recording `error.type` when it fails.
-pub(crate) async fn traced<T>(span: Span, operation: impl Future<Output = Result<T>>) -> Result<T> {
+/// Runs `operation` (the table operation `name` on `table`) inside `span`, recording
+/// `error.type` when it fails and, with the `metrics` feature, its duration.
+pub(crate) async fn traced<T>(
+    table: &TableName,
+    name: &'static str,
+    span: Span,
+    operation: impl Future<Output = Result<T>>,
+) -> Result<T> {
+    #[cfg(feature = "metrics")]
+    let started = std::time::Instant::now();
     let outcome = operation.instrument(span.clone()).await;
     if let Err(e) = &outcome {
         record_error(&span, e);
     }
+    #[cfg(feature = "metrics")]
+    crate::metrics::operation_finished(
+        name,
+        table,
+        outcome.as_ref().err().map(error_type_of).as_deref(),
+        started.elapsed(),
+    );
+    #[cfg(not(feature = "metrics"))]
+    let _ = (table, name);
     outcome
+}
+
+/// `error.type` of a failure: the server's exception class, else the error kind.
+pub(crate) fn error_type_of(e: &Error) -> String {
+    e.remote_class()
+        .map(str::to_string)
+        .unwrap_or_else(|| error_type(e.kind()).to_string())
 }
 
 /// Records a failure on `span`: the server's exception class when the server sent one, else
@@ -59,10 +83,7 @@ pub(crate) fn record_error(span: &Span, e: &Error) {
         return;
     }
     span.record("otel.status_code", "ERROR");
-    match e.remote_class() {
-        Some(class) => span.record("error.type", class),
-        None => span.record("error.type", error_type(e.kind())),
-    };
+    span.record("error.type", error_type_of(e));
 }
 
 /// Records the server an operation went to (`host:port`) on the current span, if it is an

@@ -136,17 +136,28 @@ impl AsyncTable {
     pub async fn batch(&self, actions: Vec<Action>) -> Vec<Result<BatchOutcome>> {
         let span = crate::telemetry::operation_span(self.name(), "BATCH");
         span.record("db.operation.batch.size", actions.len());
+        #[cfg(feature = "metrics")]
+        let started = std::time::Instant::now();
         let outcomes = self
             .batch_until(actions, self.core().deadline())
             .instrument(span.clone())
             .await;
         // The operation failed as a whole only if every action failed (OpenTelemetry's rule for
         // batches: partial failures are not a failed span); the first error names the type.
-        if !outcomes.is_empty() && outcomes.iter().all(|o| o.is_err()) {
-            if let Some(Err(e)) = outcomes.first() {
-                crate::telemetry::record_error(&span, e);
-            }
+        let failure = match outcomes.first() {
+            Some(Err(e)) if outcomes.iter().all(|o| o.is_err()) => Some(e),
+            _ => None,
+        };
+        if let Some(e) = failure {
+            crate::telemetry::record_error(&span, e);
         }
+        #[cfg(feature = "metrics")]
+        crate::metrics::operation_finished(
+            "BATCH",
+            self.name(),
+            failure.map(crate::telemetry::error_type_of).as_deref(),
+            started.elapsed(),
+        );
         outcomes
     }
 

@@ -94,6 +94,8 @@ impl AsyncTable {
         let span = telemetry::operation_span(&self.name, "GET");
         let request = get.to_pb();
         let cells = telemetry::traced(
+            &self.name,
+            "GET",
             span,
             self.retrying(
                 &get.row,
@@ -144,7 +146,8 @@ impl AsyncTable {
                 Ok(response.result.and_then(|r| r.exists).unwrap_or(false))
             },
         );
-        telemetry::traced(telemetry::operation_span(&self.name, "GET"), exists).await
+        let span = telemetry::operation_span(&self.name, "GET");
+        telemetry::traced(&self.name, "GET", span, exists).await
     }
 
     /// Reads many rows, grouped by region server into one Multi each; results in input order.
@@ -194,10 +197,13 @@ impl AsyncTable {
     async fn mutate(&self, m: Mutation) -> Result<RowResult> {
         self.core.check_open()?;
         m.validate(self.core.config.keyvalue_maxsize)?;
-        let span = telemetry::operation_span(&self.name, mutation_operation(&m));
+        let operation = mutation_operation(&m);
+        let span = telemetry::operation_span(&self.name, operation);
         let nonce = m.needs_nonce().then(|| self.core.new_nonce());
         let group = self.core.nonce_group;
         let cells = telemetry::traced(
+            &self.name,
+            operation,
             span,
             self.retrying(
                 m.row(),
@@ -219,7 +225,7 @@ impl AsyncTable {
         mutations.validate(self.core.config.keyvalue_maxsize)?;
         let span = telemetry::operation_span(&self.name, "BATCH");
         span.record("db.operation.batch.size", mutations.mutations.len());
-        telemetry::traced(span, self.atomic_row(&mutations, None))
+        telemetry::traced(&self.name, "BATCH", span, self.atomic_row(&mutations, None))
             .await
             .map(|_| ())
     }
@@ -227,7 +233,8 @@ impl AsyncTable {
     /// Applies a mutation only if the row holds what the check expects; returns whether it did.
     pub async fn check_and_mutate(&self, cam: CheckAndMutate) -> Result<bool> {
         let span = telemetry::operation_span(&self.name, "CHECK_AND_MUTATE");
-        telemetry::traced(span, self.check_and_mutate_untraced(cam)).await
+        let cam = self.check_and_mutate_untraced(cam);
+        telemetry::traced(&self.name, "CHECK_AND_MUTATE", span, cam).await
     }
 
     async fn check_and_mutate_untraced(&self, cam: CheckAndMutate) -> Result<bool> {

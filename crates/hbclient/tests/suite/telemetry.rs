@@ -210,3 +210,67 @@ async fn the_callers_trace_context_reaches_the_server() {
         assert_eq!(parts[3], "01", "sampled: {parent}");
     }
 }
+
+/// With the `metrics` feature, operations and RPCs reach the `metrics` crate's global recorder
+/// (here the Prometheus exporter), per table and operation, and per server when asked.
+#[cfg(feature = "metrics")]
+#[tokio::test]
+async fn metrics_reach_the_global_recorder() {
+    use hbclient::Get;
+    use metrics_exporter_prometheus::PrometheusBuilder;
+
+    let recorder = PrometheusBuilder::new().build_recorder();
+    let handle = recorder.handle();
+    metrics::set_global_recorder(recorder).expect("the only test that installs a recorder");
+    let c = TestCluster::start().await;
+    let name = c.table(&["f"], &[]).await;
+    let conn = c
+        .connect_with(|b| b.set("hbclient.metrics.per.server", "true").unwrap())
+        .await;
+    let table = conn.table(&name).unwrap();
+    for i in 0..7 {
+        table
+            .put(Put::new(format!("m{i}")).add("f", "q", "v"))
+            .await
+            .unwrap();
+    }
+    table.get(Get::new("m1")).await.unwrap();
+    let _ = table
+        .get(Get::new("m1").column("nofamily", "q"))
+        .await
+        .unwrap_err();
+
+    let text = handle.render();
+    let line = |needles: &[&str]| {
+        text.lines()
+            .find(|l| !l.starts_with('#') && needles.iter().all(|n| l.contains(n)))
+            .unwrap_or_else(|| panic!("no line with {needles:?} in\n{text}"))
+            .to_string()
+    };
+    let collection = format!("db_collection_name=\"{name}\"");
+    let puts = line(&[
+        "db_client_operation_duration_count",
+        "db_operation_name=\"PUT\"",
+        &collection,
+    ]);
+    assert!(puts.ends_with(" 7"), "{puts}");
+    let failed = line(&[
+        "db_client_operation_duration_count",
+        "db_operation_name=\"GET\"",
+        &collection,
+        "error_type=",
+    ]);
+    assert!(
+        failed.contains("NoSuchColumnFamilyException") && failed.ends_with(" 1"),
+        "{failed}"
+    );
+    let server = line(&[
+        "hbase_client_rpc_calls",
+        "rpc_method=\"Mutate\"",
+        "server_address=",
+    ]);
+    let count: u64 = server.rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(count >= 7, "{server}");
+    line(&["hbase_client_connections_opened"]);
+    line(&["hbase_client_rpc_sent_bytes"]);
+}
