@@ -25,7 +25,10 @@
 #   --heap SIZE         JVM -Xmx [1g]
 # Always passed to PE: --nomapred --oneCon=true --autoFlush=true (one RPC per put, no BufferedMutator)
 # --latency --valueSize --table --rows. Version: the default pin DEFAULT_HBASE_VERSION of scripts/hbase/hbase.sh
-# (env HBASE_VERSION overrides). Env: JAVA_HOME MVN PE_WORK_DIR.
+# (env HBASE_VERSION overrides). Env: JAVA_HOME MVN PE_WORK_DIR; PE_CONF_DIR (a client configuration directory put
+# first on PE's classpath, so its hbase-site.xml/core-site.xml win: Kerberos/TLS settings, e.g. a copy of the
+# client_conf_dir that `scripts/hbase/hbase.sh start --security ...` prints; PE then logs in from the keytab named
+# there) and PE_JAVA_OPTS (extra JVM flags, e.g. -Djava.security.krb5.conf=...), both for `run` only.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -169,8 +172,9 @@ case "$cmd" in
     PE_ARGS=(--nomapred --oneCon=true --autoFlush=true --latency --valueSize="$VSIZE" --table="$TABLE" --rows="$PER")
     [ -z "$PRESPLIT" ] || PE_ARGS+=(--presplit="$PRESPLIT")
     PE_ARGS+=("${EXTRA[@]}" "$WORKLOAD" "$THREADS")
-    JCMD=("$JAVA" "${JDK_FLAGS[@]}" -Xms"$HEAP" -Xmx"$HEAP" -XX:+UseG1GC
-      -Dlog4j2.configurationFile="$conf/log4j2.properties" -cp "$conf:$(cat "$CPFILE")"
+    PE_JOPTS=(); [ -z "${PE_JAVA_OPTS:-}" ] || read -r -a PE_JOPTS <<<"$PE_JAVA_OPTS"
+    JCMD=("$JAVA" "${JDK_FLAGS[@]}" "${PE_JOPTS[@]}" -Xms"$HEAP" -Xmx"$HEAP" -XX:+UseG1GC
+      -Dlog4j2.configurationFile="$conf/log4j2.properties" -cp "${PE_CONF_DIR:+$PE_CONF_DIR:}$conf:$(cat "$CPFILE")"
       org.apache.hadoop.hbase.PerformanceEvaluation "${PE_ARGS[@]}")
     log "PE: ${PE_ARGS[*]}"
     META="$(python3 - "$HBASE_VERSION" "$PE_MAPREDUCE_VERSION" "$ZK" "$WORKLOAD" "$THREADS" "$((PER * THREADS))" \
