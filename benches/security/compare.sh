@@ -14,6 +14,7 @@
 #   --pe-variants LIST  PE variants, run at --pe-callers in the same rounds ("" = no PE) [plain,tls,krb-priv]
 #   --pe-callers N      PE threads (one shared connection) [64]
 #   --pe-rows N         PE operations per run (total over its threads; PE has no duration option) [96000]
+#   --workloads LIST    [randomRead,randomWrite]
 #   --rows N            rows loaded (1,000-byte values, then flush + major compaction) = key space [100000]
 #   --out DIR           [benches/results/<YYYY-MM-DD>/security]
 #   --no-stop           leave the server running at the end
@@ -40,7 +41,7 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$ROOT"
 
 ROUNDS=3 DURATION=10 WARMUP=2 CALLERS=16,64 VARIANTS=plain,tls,krb-auth,krb-int,krb-priv
-PE_VARIANTS=plain,tls,krb-priv PE_CALLERS=64 PE_ROWS=96000 ROWS=100000 OUT="" STOP=1
+PE_VARIANTS=plain,tls,krb-priv PE_CALLERS=64 PE_ROWS=96000 ROWS=100000 OUT="" STOP=1 WORKLOADS=randomRead,randomWrite
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) ROUNDS="$2"; shift 2 ;;
@@ -52,9 +53,10 @@ while [ $# -gt 0 ]; do
     --pe-callers) PE_CALLERS="$2"; shift 2 ;;
     --pe-rows) PE_ROWS="$2"; shift 2 ;;
     --rows) ROWS="$2"; shift 2 ;;
+    --workloads) WORKLOADS="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     --no-stop) STOP=0; shift ;;
-    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown option $1 (--help)" >&2; exit 2 ;;
   esac
 done
@@ -72,7 +74,7 @@ RUNS="$OUT/runs.tsv" CMDS="$OUT/commands.sh"
 {
   echo "#!/usr/bin/env bash"
   echo "# benches/security/compare.sh run of $(date -u +%FT%TZ); the commands in the order they ran"
-  echo "# invoked as: bash benches/security/compare.sh $(printf '%q ' --rounds "$ROUNDS" --duration "$DURATION" --warmup "$WARMUP" --callers "$CALLERS" --variants "$VARIANTS" --pe-variants "$PE_VARIANTS" --pe-callers "$PE_CALLERS" --pe-rows "$PE_ROWS" --rows "$ROWS")"
+  echo "# invoked as: bash benches/security/compare.sh $(printf '%q ' --rounds "$ROUNDS" --duration "$DURATION" --warmup "$WARMUP" --callers "$CALLERS" --variants "$VARIANTS" --pe-variants "$PE_VARIANTS" --pe-callers "$PE_CALLERS" --pe-rows "$PE_ROWS" --rows "$ROWS" --workloads "$WORKLOADS")"
 } >"$CMDS"
 echo "before: $(uptime)" >"$OUT/load.txt"
 echo "$(date -u +%FT%TZ) git $(git rev-parse HEAD)$(git diff --quiet HEAD -- crates benches/src 2>/dev/null || echo ' (+dirty)')" >"$OUT/revision.txt"
@@ -97,6 +99,7 @@ rm -rf "$OUT/conf"
 IFS=, read -r -a VLIST <<<"$VARIANTS"
 IFS=, read -r -a PLIST <<<"$PE_VARIANTS"
 IFS=, read -r -a CLIST <<<"$CALLERS"
+IFS=, read -r -a WLIST <<<"$WORKLOADS"
 python3 "$HERE/variant_conf.py" "$CONF" "$OUT/conf" $(printf '%s\n' "${VLIST[@]}" "${PLIST[@]}" | sort -u) >/dev/null
 
 # run KIND VARIANT WORKLOAD CALLERS ROUND -- CMD...: one measured run, its JSON in runs/, the server's connection
@@ -110,7 +113,8 @@ conn_lines() { # FROM_LINE LABEL
       | sed -E 's/^([0-9T:,.-]+) .*(Connection from|Allowed fallback|Auth successful)/\1 \2/' || true; } >>"$OUT/server-connections.txt"
 }
 hb() { # VARIANT WORKLOAD CALLERS ROUND
-  local v="$1" wl="$2" c="$3" r="$4" label="hb-$1-$2-c$3-r$4" dir="$OUT/runs/tmp-$label" n0
+  local v="$1" wl="$2" c="$3" r="$4" label="hb-$1-$2-c$3-r$4" n0
+  local dir="$OUT/runs/tmp-$label"
   mkdir -p "$dir"; n0="$(wc -l <"$SLOG")"
   local args; read -r -a args <<<"$(hb_args "$v" "$wl" "$c" "$dir" "$DURATION" "$WARMUP")"
   echo "HBASE_CONF_DIR=${OUT#$ROOT/}/conf/$v KRB5_CONFIG=\$KRB5_CONFIG KRB5CCNAME=MEMORY:x ${B#$ROOT/} ${args[*]}" >>"$CMDS"
@@ -147,7 +151,7 @@ HBASE_CONF_DIR="$OUT/conf/plain" "$B" "${lc[@]}" >"$OUT/warmup/load.out" 2>&1 ||
 echo "bash benches/peers/pe.sh settle $TABLE --zk $ZK   # flush + major compaction" >>"$CMDS"
 bash benches/peers/pe.sh settle "$TABLE" --zk "$ZK" >&2
 log "warming up the server (every variant, both workloads, 5 s each at the largest caller count) ..."
-for wl in randomRead randomWrite; do
+for wl in "${WLIST[@]}"; do
   for v in "${VLIST[@]}"; do
     read -r -a args <<<"$(hb_args "$v" "$wl" "${CLIST[-1]}" "$OUT/warmup/$v-$wl" 5 1)"
     HBASE_CONF_DIR="$OUT/conf/$v" "$B" "${args[@]}" >"$OUT/warmup/$v-$wl.out" 2>&1 \
@@ -158,7 +162,7 @@ done
 bash benches/peers/pe.sh settle "$TABLE" --zk "$ZK" >&2
 
 # ------------------------------------------------------------------------------------------- interleaved rounds
-for wl in randomRead randomWrite; do
+for wl in "${WLIST[@]}"; do
   for r in $(seq 1 "$ROUNDS"); do
     for c in "${CLIST[@]}"; do
       for v in "${VLIST[@]}"; do hb "$v" "$wl" "$c" "$r"; done

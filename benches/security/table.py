@@ -11,9 +11,12 @@ import sys
 from collections import defaultdict
 
 d = sys.argv[1]
+only = set(sys.argv[2].split(",")) if len(sys.argv) > 2 else None  # optional: workloads to include
 runs = defaultdict(dict)  # (tool, variant, wl, callers) -> {round: (ops_s, cpu)}
 for line in open(os.path.join(d, "runs.tsv")):
     tool, v, wl, c, r, path = line.rstrip("\n").split("\t")
+    if only and wl not in only:
+        continue
     j = json.load(open(os.path.join(d, path)))
     res = j["result"]
     if res.get("errors"):
