@@ -2,7 +2,10 @@
 # libhbclient's C and C++ tests, run against a mini-hbase this script starts and stops:
 #  1. builds libhbclient (debug) and installs it into target/ffi-test/prefix (scripts/ffi-install.sh);
 #  2. C tests (crates/hbclient-ffi/tests/c) with -Wall -Wextra -Werror under AddressSanitizer and
-#     UBSan, linked statically;
+#     UBSan, linked statically; the lifecycle test also under valgrind (leak check, no
+#     suppressions) with the v2 example; the callback stress test (100,000 operations whose
+#     callbacks each make a blocking call; HBCLIENT_STRESS_OPS overrides) within
+#     HBCLIENT_STRESS_DEADLINE_S (120 s);
 #  3. C examples (examples/c) built with `pkg-config --cflags --libs hbclient` against the shared
 #     library, under ASan;
 #  4. C++ tests (bindings/cpp/tests, GoogleTest) under ASan;
@@ -19,14 +22,28 @@ mkdir -p "$build"
 step() { echo "== ffi: $*"; }
 
 if [[ ! -f /usr/include/gtest/gtest.h ]] || ! compgen -G "/usr/lib/*/libgtest.a" >/dev/null \
-  || ! command -v cmake >/dev/null || ! command -v pkg-config >/dev/null; then
-  step "installing GoogleTest (libgtest-dev)"
-  apt-get update -qq && apt-get install -y -qq libgtest-dev cmake pkg-config >/dev/null
+  || ! command -v cmake >/dev/null || ! command -v pkg-config >/dev/null \
+  || ! command -v valgrind >/dev/null; then
+  step "installing GoogleTest (libgtest-dev), CMake, pkg-config and valgrind"
+  apt-get update -qq && apt-get install -y -qq libgtest-dev cmake pkg-config valgrind >/dev/null
 fi
 
 step "build libhbclient and mini-hbase"
 cargo build -q -p mini-hbase
 bash scripts/ffi-install.sh "$prefix" debug
+
+step "ABI: soname, versioned file names, exported symbols = crates/hbclient-ffi/abi/hbclient.abi"
+readelf -d "$prefix/lib/libhbclient.so" | grep -q 'Library soname: \[libhbclient.so.0\]'
+[[ -L "$prefix/lib/libhbclient.so" && -L "$prefix/lib/libhbclient.so.0" \
+  && -f "$(readlink -f "$prefix/lib/libhbclient.so")" ]]
+exported="$(nm -D --defined-only "$prefix/lib/libhbclient.so" | awk '{print $3}' | sort)"
+listed="$(grep -o '[a-z_0-9]*(' crates/hbclient-ffi/abi/hbclient.abi | grep '^hb_' | tr -d '(' | sort)"
+if [[ "$exported" != "$listed" ]]; then
+  echo "exported symbols differ from abi/hbclient.abi (< exported, > listed):"
+  diff <(echo "$exported") <(echo "$listed") || true
+  exit 1
+fi
+echo "$(echo "$exported" | wc -l) symbols, all hb_*, as listed"
 
 mini_pid=""
 cleanup() {
@@ -60,13 +77,42 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$root/crates/hbclient-ffi/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 cflags=(-std=c11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer -fsanitize=address,undefined)
-cxxflags=(-std=c++17 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer -fsanitize=address,undefined)
-static_libs=("$prefix/lib/libhbclient.a" -lpthread -ldl -lm -lrt -lutil)
+cxxflags=(-std=c++17 -g -O1 -Wall -Wextra -Werror -pedantic -fno-omit-frame-pointer -fsanitize=address,undefined)
+# Static links take their system libraries from pkg-config's Libs.private alone, so an
+# incomplete hbclient.pc fails here.
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+# shellcheck disable=SC2207
+static_libs=("$prefix/lib/libhbclient.a" $(pkg-config --static --libs-only-l hbclient | sed 's/-lhbclient//'))
 
 step "C tests (ASan + UBSan, static library)"
 gcc "${cflags[@]}" -I"$prefix/include" crates/hbclient-ffi/tests/c/test_hbclient.c \
   "${static_libs[@]}" -o "$build/test_hbclient"
 "$build/test_hbclient"
+gcc "${cflags[@]}" -I"$prefix/include" crates/hbclient-ffi/tests/c/test_lifecycle.c \
+  "${static_libs[@]}" -o "$build/test_lifecycle"
+gcc "${cflags[@]}" -I"$prefix/include" crates/hbclient-ffi/tests/c/test_features.c \
+  "${static_libs[@]}" -o "$build/test_features"
+"$build/test_features"
+"$build/test_lifecycle"
+
+step "C lifecycle test and v2 example under valgrind (shared library, no suppressions)"
+gcc -std=c11 -g -O1 -Wall -Wextra -Werror -I"$prefix/include" \
+  crates/hbclient-ffi/tests/c/test_lifecycle.c -L"$prefix/lib" -lhbclient -o "$build/test_lifecycle_vg"
+LD_LIBRARY_PATH="$prefix/lib" valgrind -q --leak-check=full \
+  --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible \
+  --error-exitcode=3 "$build/test_lifecycle_vg"
+gcc -std=c11 -g -O1 -Wall -Wextra -Werror -I"$prefix/include" \
+  examples/c/v2_features.c -L"$prefix/lib" -lhbclient -o "$build/v2_features_vg"
+LD_LIBRARY_PATH="$prefix/lib" valgrind -q --leak-check=full \
+  --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible \
+  --error-exitcode=3 "$build/v2_features_vg" "$HBCLIENT_FFI_BOOTSTRAP" t >/dev/null
+
+step "C callback stress test (blocking calls inside callbacks)"
+gcc -std=c11 -g -O2 -Wall -Wextra -Werror -I"$prefix/include" \
+  crates/hbclient-ffi/tests/c/stress_callbacks.c "${static_libs[@]}" -o "$build/stress_callbacks"
+# 25-45 s on this 2-core box when others build too; the deadline leaves room for a loaded box
+# (a deadlock never finishes at all).
+HBCLIENT_STRESS_DEADLINE_S="${HBCLIENT_STRESS_DEADLINE_S:-120}" "$build/stress_callbacks"
 
 step "C examples (pkg-config, shared library, ASan)"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
@@ -76,6 +122,10 @@ for example in examples/c/*.c; do
   gcc "${cflags[@]}" "$example" $(pkg-config --cflags --libs hbclient) -lpthread -o "$build/$name"
   LD_LIBRARY_PATH="$prefix/lib" "$build/$name" "$HBCLIENT_FFI_BOOTSTRAP" ex
 done
+
+step "C++ wrapper compiles as C++20 too (-Wall -Wextra -Werror -pedantic)"
+g++ -std=c++20 -Wall -Wextra -Werror -pedantic -fsyntax-only -I"$prefix/include" \
+  bindings/cpp/tests/test_hbclient.cpp examples/cpp/example.cpp
 
 step "C++ tests (GoogleTest, ASan + UBSan)"
 g++ "${cxxflags[@]}" -I"$prefix/include" bindings/cpp/tests/test_hbclient.cpp \

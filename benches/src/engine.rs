@@ -16,6 +16,7 @@ use crate::report::{
     PhaseReport, RpcReport, RunRecord, Usage, MAX_LATENCY_US,
 };
 use crate::target::{Target, TargetSpec};
+use crate::verify::AckLog;
 use crate::workload::{exec_async, exec_blocking, exec_buffered, OpGen, Outcome, Rng};
 use crate::{ctx, BenchResult, Mode, RunArgs, Workload};
 
@@ -366,6 +367,7 @@ pub(crate) enum AsyncSink {
 }
 
 /// Runs one phase with `callers` async tasks.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn async_phase(
     target: &Target,
     sink: &AsyncSink,
@@ -374,12 +376,14 @@ pub(crate) fn async_phase(
     plan: Plan,
     seed: u64,
     show_progress: bool,
+    acks: Option<&Arc<AckLog>>,
 ) -> PhaseReport {
     let phase = Phase::start(plan, gen.workload.name(), show_progress);
     let totals = target.client_rt.block_on(async {
         let workers: Vec<_> = (0..callers.max(1))
             .map(|w| {
                 let (sink, gen, shared) = (sink.clone(), gen.clone(), phase.shared.clone());
+                let acks = acks.cloned();
                 let mut rec = phase.recorder();
                 let (plan, started) = (phase.plan, phase.started);
                 let mut rng = Rng::new(worker_seed(seed, w));
@@ -388,8 +392,12 @@ pub(crate) fn async_phase(
                         let request = gen.request(i, &mut rng);
                         let began = plan.start_async(started, i).await;
                         let outcome = match &sink {
-                            AsyncSink::Table(table) => exec_async(table, request).await,
-                            AsyncSink::Mutator(m) => exec_buffered(m, request).await,
+                            AsyncSink::Table(table) => {
+                                exec_async(table, request, acks.as_deref()).await
+                            }
+                            AsyncSink::Mutator(m) => {
+                                exec_buffered(m, request, acks.as_deref()).await
+                            }
                         };
                         rec.done(began, outcome);
                         shared.completed.fetch_add(1, Ordering::Relaxed);
@@ -411,7 +419,21 @@ pub(crate) fn async_phase(
             }
         }
         if let AsyncSink::Mutator(m) = sink {
-            if let Err(e) = m.flush().await {
+            let flushed = m.flush().await;
+            if let Some(acks) = acks {
+                let failed: Vec<bytes::Bytes> = flushed
+                    .as_ref()
+                    .err()
+                    .map(|e| {
+                        e.failures()
+                            .iter()
+                            .map(|f| f.mutation.row().clone())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                acks.flushed(&failed);
+            }
+            if let Err(e) = flushed {
                 let failed = e.failures().len() as u64;
                 totals.errors += failed.max(1);
                 totals.ops = totals.ops.saturating_sub(failed);
@@ -435,6 +457,7 @@ pub(crate) fn blocking_phase(
     plan: Plan,
     seed: u64,
     show_progress: bool,
+    acks: Option<&Arc<AckLog>>,
 ) -> PhaseReport {
     let phase = Phase::start(plan, gen.workload.name(), show_progress);
     let totals = std::thread::scope(|scope| {
@@ -450,7 +473,7 @@ pub(crate) fn blocking_phase(
                         while let Some(i) = shared.claim(&plan, started) {
                             let request = gen.request(i, &mut rng);
                             let began = plan.start_blocking(started, i);
-                            rec.done(began, exec_blocking(table, request));
+                            rec.done(began, exec_blocking(table, request, acks.map(|a| &**a)));
                             shared.completed.fetch_add(1, Ordering::Relaxed);
                         }
                         rec.finish()
@@ -494,11 +517,10 @@ pub(crate) fn load(
     });
     let result = target.client_rt.block_on(async {
         use futures::StreamExt;
-        let mut rng = Rng::new(7);
         let batches = ranges.into_iter().map(|range| {
             let n = range.end - range.start;
             let actions: Vec<Action> = range
-                .map(|i| Action::Put(gen.put(crate::workload::row_key(i), &mut rng)))
+                .map(|i| Action::Put(gen.put(crate::workload::row_key(i))))
                 .collect();
             let table = table.clone();
             async move { (n, table.batch(actions).await) }
@@ -531,6 +553,8 @@ pub(crate) struct Session<'a> {
     pub(crate) show_progress: bool,
     /// Where raw-limit sends its frames (found once).
     raw_spec: std::sync::OnceLock<BenchResult<crate::raw::RawSpec>>,
+    /// Acknowledged rows of a write workload, kept for `verify` when `--output` is set.
+    pub(crate) acks: Option<Arc<AckLog>>,
 }
 
 impl Session<'_> {
@@ -567,6 +591,10 @@ impl Session<'_> {
             git_revision: crate::report::git_revision(),
             show_progress,
             raw_spec: std::sync::OnceLock::new(),
+            acks: (args.output.is_some()
+                && args.workload.is_write()
+                && args.mode != Mode::RawLimit)
+                .then(|| Arc::new(AckLog::default())),
         })
     }
 
@@ -635,6 +663,7 @@ impl Session<'_> {
                             plan,
                             seed,
                             progress,
+                            self.acks.as_ref(),
                         ))
                     })
                 }
@@ -660,6 +689,7 @@ impl Session<'_> {
                             plan,
                             seed,
                             progress,
+                            self.acks.as_ref(),
                         ))
                     })
                 }
@@ -667,7 +697,13 @@ impl Session<'_> {
                     let table = conn.table(&a.table).map_err(ctx("table"))?;
                     Box::new(move |plan, seed, progress| {
                         Ok(blocking_phase(
-                            &table, &self.gen, callers, plan, seed, progress,
+                            &table,
+                            &self.gen,
+                            callers,
+                            plan,
+                            seed,
+                            progress,
+                            self.acks.as_ref(),
                         ))
                     })
                 }
@@ -700,6 +736,9 @@ impl Session<'_> {
         drop(phase);
         if let Some(m) = mutator {
             let _ = self.target.client_rt.block_on(m.close());
+        }
+        if let (Some(dir), Some(acks)) = (&a.output, &self.acks) {
+            acks.write(dir, &self.params(callers, pool))?;
         }
         let (raw_limit, raw_limit_cpu) = if a.compare_raw
             && a.workload == Workload::RandomRead

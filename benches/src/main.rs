@@ -13,6 +13,7 @@ mod raw;
 mod report;
 mod smoke;
 mod target;
+mod verify;
 mod workload;
 
 use std::path::PathBuf;
@@ -40,6 +41,10 @@ enum Command {
     /// Runs every workload and mode for a moment against an embedded mini-hbase; exits 0 only
     /// if every run produced sane numbers (operations done, no errors, RPCs counted).
     Smoke(SmokeArgs),
+    /// Checks a table against an earlier write run's `--output` directory: every acknowledged
+    /// row present with its value. Last line: missing / wrong / unexpected counts; exits 0
+    /// only if nothing is missing or wrong.
+    Verify(verify::VerifyArgs),
 }
 
 /// What each operation does.
@@ -262,6 +267,11 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Run(args) => engine::run_command(&args),
         Command::Smoke(args) => smoke::smoke(&args),
+        Command::Verify(args) => match verify::verify_command(&args) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::FAILURE,
+            Err(e) => Err(e),
+        },
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

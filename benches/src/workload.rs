@@ -1,10 +1,13 @@
 //! Keys, values and operations of each workload. Keys are PE's: 26 zero-padded decimal digits.
 //! Values are slices of one random buffer, so making an operation costs no value generation.
+//! Which slice is a function of the row and the column only, so `verify` can recompute the value
+//! of any acknowledged row from the run's seed and sizes (see `verify.rs`).
 
 use bytes::{Bytes, BytesMut};
 use futures::TryStreamExt;
 use hbclient::{Action, AsyncTable, BufferedMutator, Get, Put, Scan};
 
+use crate::verify::AckLog;
 use crate::{RunArgs, Workload};
 
 /// PE's row length.
@@ -38,7 +41,7 @@ pub(crate) fn rows_read_in(rows: u64, seed: u64, keep: impl Fn(&[u8]) -> bool) -
 
 /// A small fast PRNG (SplitMix64): reproducible keys without a dependency.
 #[derive(Debug, Clone)]
-pub(crate) struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     pub(crate) fn new(seed: u64) -> Rng {
@@ -99,25 +102,46 @@ pub(crate) struct Outcome {
 
 impl OpGen {
     pub(crate) fn new(args: &RunArgs) -> OpGen {
-        let mut rng = Rng::new(args.seed);
-        let value_size = args.value_size();
+        let mut gen = OpGen::values_only(
+            args.seed,
+            args.value_size(),
+            args.key_size,
+            &args.family,
+            args.columns,
+        );
+        gen.workload = args.workload;
+        gen.rows = args.rows.max(1);
+        gen.batch_size = args.batch_size.max(1);
+        gen.scan_rows = args.scan_rows.max(1);
+        gen
+    }
+
+    /// What is needed to recompute values: the seed, the sizes, the family and its columns.
+    pub(crate) fn values_only(
+        seed: u64,
+        value_size: usize,
+        key_size: usize,
+        family: &str,
+        columns: usize,
+    ) -> OpGen {
+        let mut rng = Rng::new(seed);
         let values: Vec<u8> = (0..value_size + POOL_SLACK)
             .map(|_| rng.next_u64() as u8)
             .collect();
-        let letters: Vec<u8> = (0..args.key_size + POOL_SLACK)
+        let letters: Vec<u8> = (0..key_size + POOL_SLACK)
             .map(|_| b'a' + rng.below(26) as u8)
             .collect();
         OpGen {
-            workload: args.workload,
-            rows: args.rows.max(1),
-            family: Bytes::from(args.family.clone()),
-            qualifiers: (0..args.columns.max(1))
+            workload: Workload::SequentialWrite,
+            rows: 1,
+            family: Bytes::from(family.to_string()),
+            qualifiers: (0..columns.max(1))
                 .map(|i| Bytes::from(i.to_string()))
                 .collect(),
             value_size,
-            key_size: args.key_size.max(KEY_DIGITS),
-            batch_size: args.batch_size.max(1),
-            scan_rows: args.scan_rows.max(1),
+            key_size: key_size.max(KEY_DIGITS),
+            batch_size: 1,
+            scan_rows: 1,
             values: values.into(),
             letters: letters.into(),
         }
@@ -137,16 +161,28 @@ impl OpGen {
         self.rows.div_ceil(self.rows_per_op()).max(1)
     }
 
-    fn value(&self, rng: &mut Rng) -> Bytes {
-        let at = rng.below(POOL_SLACK as u64) as usize;
-        self.values.slice(at..at + self.value_size)
+    /// The value of column `column` of `row`: a slice of the pool chosen by a hash of both.
+    pub(crate) fn value_of(&self, row: &[u8], column: usize) -> Bytes {
+        // FNV-1a over the row, then the column, then a SplitMix finaliser.
+        let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+        for &b in row.iter().chain((column as u64).to_le_bytes().iter()) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3);
+        }
+        let at = Rng(h).next_u64() % POOL_SLACK as u64;
+        self.values
+            .slice(at as usize..at as usize + self.value_size)
+    }
+
+    /// The family and the qualifiers every row carries.
+    pub(crate) fn columns(&self) -> (&Bytes, &[Bytes]) {
+        (&self.family, &self.qualifiers)
     }
 
     /// A row with every column set.
-    pub(crate) fn put(&self, row: Bytes, rng: &mut Rng) -> Put {
-        let mut put = Put::new(row);
-        for q in &self.qualifiers {
-            put = put.add(self.family.clone(), q.clone(), self.value(rng));
+    pub(crate) fn put(&self, row: Bytes) -> Put {
+        let mut put = Put::new(row.clone());
+        for (i, q) in self.qualifiers.iter().enumerate() {
+            put = put.add(self.family.clone(), q.clone(), self.value_of(&row, i));
         }
         put
     }
@@ -164,8 +200,8 @@ impl OpGen {
     /// Operation number `i` of the run.
     pub(crate) fn request(&self, i: u64, rng: &mut Rng) -> Request {
         match self.workload {
-            Workload::SequentialWrite => Request::Put(self.put(row_key(i % self.rows), rng)),
-            Workload::RandomWrite => Request::Put(self.put(row_key(rng.below(self.rows)), rng)),
+            Workload::SequentialWrite => Request::Put(self.put(row_key(i % self.rows))),
+            Workload::RandomWrite => Request::Put(self.put(row_key(rng.below(self.rows)))),
             Workload::RandomRead => Request::Get(Get::new(row_key(rng.below(self.rows)))),
             Workload::Scan => {
                 let start = row_key(rng.below(self.rows));
@@ -180,11 +216,11 @@ impl OpGen {
                 let first = i.wrapping_mul(self.batch_size as u64);
                 Request::Batch(
                     (0..self.batch_size as u64)
-                        .map(|k| self.put(row_key((first + k) % self.rows), rng))
+                        .map(|k| self.put(row_key((first + k) % self.rows)))
                         .collect(),
                 )
             }
-            Workload::LargeRows => Request::Put(self.put(self.long_key(rng), rng)),
+            Workload::LargeRows => Request::Put(self.put(self.long_key(rng))),
         }
     }
 
@@ -196,10 +232,18 @@ impl OpGen {
 }
 
 /// Runs one request on the async client.
-pub(crate) async fn exec_async(table: &AsyncTable, request: Request) -> Result<Outcome, String> {
+pub(crate) async fn exec_async(
+    table: &AsyncTable,
+    request: Request,
+    acks: Option<&AckLog>,
+) -> Result<Outcome, String> {
     match request {
         Request::Put(put) => {
+            let row = put.row().clone();
             table.put(put).await.map_err(|e| e.to_string())?;
+            if let Some(acks) = acks {
+                acks.acknowledged(row);
+            }
             Ok(Outcome { rows: 1, misses: 0 })
         }
         Request::Get(get) => {
@@ -222,8 +266,10 @@ pub(crate) async fn exec_async(table: &AsyncTable, request: Request) -> Result<O
         }
         Request::Batch(puts) => {
             let n = puts.len() as u64;
+            let rows: Vec<Bytes> = puts.iter().map(|p| p.row().clone()).collect();
             let actions = puts.into_iter().map(Action::Put).collect();
             let results = table.batch(actions).await;
+            book_batch(acks, rows, &results);
             if let Some(Err(e)) = results.into_iter().find(|r| r.is_err()) {
                 return Err(e.to_string());
             }
@@ -232,14 +278,33 @@ pub(crate) async fn exec_async(table: &AsyncTable, request: Request) -> Result<O
     }
 }
 
+/// Books the actions of a batch that succeeded (the others were reported failed).
+fn book_batch<T, E>(acks: Option<&AckLog>, rows: Vec<Bytes>, results: &[Result<T, E>]) {
+    if let Some(acks) = acks {
+        for (row, r) in rows.into_iter().zip(results) {
+            if r.is_ok() {
+                acks.acknowledged(row);
+            }
+        }
+    }
+}
+
 /// Runs one request on the blocking client (from a plain thread).
 pub(crate) fn exec_blocking(
     table: &hbclient::blocking::Table,
     request: Request,
+    acks: Option<&AckLog>,
 ) -> Result<Outcome, String> {
     let one = Outcome { rows: 1, misses: 0 };
     match request {
-        Request::Put(put) => table.put(put).map(|_| one).map_err(|e| e.to_string()),
+        Request::Put(put) => {
+            let row = put.row().clone();
+            table.put(put).map_err(|e| e.to_string())?;
+            if let Some(acks) = acks {
+                acks.acknowledged(row);
+            }
+            Ok(one)
+        }
         Request::Get(get) => {
             let row = table.get(get).map_err(|e| e.to_string())?;
             Ok(Outcome {
@@ -259,8 +324,10 @@ pub(crate) fn exec_blocking(
         }
         Request::Batch(puts) => {
             let n = puts.len() as u64;
+            let rows: Vec<Bytes> = puts.iter().map(|p| p.row().clone()).collect();
             let actions = puts.into_iter().map(Action::Put).collect();
             let results = table.batch(actions).map_err(|e| e.to_string())?;
+            book_batch(acks, rows, &results);
             if let Some(Err(e)) = results.into_iter().find(|r| r.is_err()) {
                 return Err(e.to_string());
             }
@@ -269,19 +336,29 @@ pub(crate) fn exec_blocking(
     }
 }
 
-/// Hands one request's mutations to a `BufferedMutator` (returns once they are buffered).
+/// Hands one request's mutations to a `BufferedMutator` (returns once they are buffered; they
+/// are acknowledged by the phase's final flush).
 pub(crate) async fn exec_buffered(
     mutator: &BufferedMutator,
     request: Request,
+    acks: Option<&AckLog>,
 ) -> Result<Outcome, String> {
     let rows = match request {
         Request::Put(put) => {
+            let row = put.row().clone();
             mutator.mutate(put).await.map_err(|e| e.to_string())?;
+            if let Some(acks) = acks {
+                acks.buffered(row);
+            }
             1
         }
         Request::Batch(puts) => {
             let n = puts.len() as u64;
+            let rows: Vec<Bytes> = puts.iter().map(|p| p.row().clone()).collect();
             mutator.mutate_many(puts).await.map_err(|e| e.to_string())?;
+            if let Some(acks) = acks {
+                rows.into_iter().for_each(|r| acks.buffered(r));
+            }
             n
         }
         Request::Get(_) | Request::Scan(_) => {

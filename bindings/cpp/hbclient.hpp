@@ -5,7 +5,10 @@
 //   copied by the library, so temporaries are fine.
 // - Failures throw hbclient::Error, carrying the hb_error's status, message, the server's
 //   exception class and whether a retry may help.
-// - Futures can be waited on or given a callback (run on a library worker thread).
+// - Futures can be waited on, given a callback (a lambda; run on a library callback thread,
+//   where blocking calls are allowed), turned into a std::future, or cancelled.
+// - Scanners are input ranges: `for (const Result& row : table.scanner(scan))`.
+// Compiles warning-free with -Wall -Wextra -Werror -pedantic as C++17 and C++20.
 // No third-party types; link with -lhbclient (or CMake's hbclient::cpp).
 #ifndef HBCLIENT_HPP
 #define HBCLIENT_HPP
@@ -15,11 +18,16 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <initializer_list>
+#include <future>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -102,9 +110,12 @@ class Config {
     handle_.reset(c);
   }
   /// Sets a key (e.g. "hbase.zookeeper.quorum"); throws for unknown keys or bad values.
+  /// Sizes may be written as Hadoop does ("2MB", "64k"). The Error's message says what is wrong.
   Config& set(std::string_view key, std::string_view value) {
     std::string k(key), v(value);
-    detail::check(hb_config_set(handle_.get(), k.c_str(), v.c_str()));
+    hb_error* err = nullptr;
+    hb_status st = hb_config_set_err(handle_.get(), k.c_str(), v.c_str(), &err);
+    detail::check(st, err);
     return *this;
   }
   /// Applies a client configuration directory (core-site.xml, then hbase-site.xml: discovery,
@@ -120,6 +131,81 @@ class Config {
 
  private:
   detail::Handle<hb_config, hb_config_free> handle_;
+};
+
+/// Comparison operators of filters and checks (HBase's order: see hbclient.h).
+enum class CompareOp : std::uint32_t {
+  Less = HB_COMPARE_LESS,
+  LessOrEqual = HB_COMPARE_LESS_OR_EQUAL,
+  Equal = HB_COMPARE_EQUAL,
+  NotEqual = HB_COMPARE_NOT_EQUAL,
+  GreaterOrEqual = HB_COMPARE_GREATER_OR_EQUAL,
+  Greater = HB_COMPARE_GREATER,
+};
+
+/// A server-side filter for gets, scans and checks. Built by the static functions; lists by
+/// all_of / any_of.
+class Filter {
+ public:
+  static Filter prefix(std::string_view p) {
+    return make([&](hb_filter** f) { return hb_filter_prefix_new(p.data(), p.size(), f); });
+  }
+  static Filter column_prefix(std::string_view p) {
+    return make([&](hb_filter** f) { return hb_filter_column_prefix_new(p.data(), p.size(), f); });
+  }
+  /// Rows whose family:qualifier compares true (`value OP stored`); rows lacking the column pass
+  /// unless drop_if_missing.
+  static Filter column_value(std::string_view family, std::string_view qualifier, CompareOp op,
+                             std::string_view value, bool drop_if_missing) {
+    return make([&](hb_filter** f) {
+      return hb_filter_column_value_new(family.data(), family.size(), qualifier.data(),
+                                        qualifier.size(), static_cast<std::uint32_t>(op),
+                                        value.data(), value.size(), drop_if_missing, f);
+    });
+  }
+  static Filter row(CompareOp op, std::string_view key) {
+    return make([&](hb_filter** f) {
+      return hb_filter_row_new(static_cast<std::uint32_t>(op), key.data(), key.size(), f);
+    });
+  }
+  static Filter value(CompareOp op, std::string_view v) {
+    return make([&](hb_filter** f) {
+      return hb_filter_value_new(static_cast<std::uint32_t>(op), v.data(), v.size(), f);
+    });
+  }
+  static Filter key_only() { return make([](hb_filter** f) { return hb_filter_key_only_new(f); }); }
+  static Filter first_key_only() {
+    return make([](hb_filter** f) { return hb_filter_first_key_only_new(f); });
+  }
+  static Filter page(std::int64_t rows) {
+    return make([&](hb_filter** f) { return hb_filter_page_new(rows, f); });
+  }
+  /// Every filter must pass (AND).
+  static Filter all_of(std::initializer_list<const Filter*> filters) {
+    return list(HB_FILTER_MUST_PASS_ALL, filters);
+  }
+  /// One passing filter is enough (OR).
+  static Filter any_of(std::initializer_list<const Filter*> filters) {
+    return list(HB_FILTER_MUST_PASS_ONE, filters);
+  }
+  const hb_filter* get() const noexcept { return handle_.get(); }
+
+ private:
+  template <class Make>
+  static Filter make(Make m) {
+    hb_filter* f = nullptr;
+    detail::check(m(&f));
+    Filter out;
+    out.handle_.reset(f);
+    return out;
+  }
+  static Filter list(std::uint32_t op, std::initializer_list<const Filter*> filters) {
+    Filter out = make([&](hb_filter** f) { return hb_filter_list_new(op, f); });
+    for (const Filter* f : filters) detail::check(hb_filter_list_add(out.handle_.get(), f->get()));
+    return out;
+  }
+  Filter() = default;
+  detail::Handle<hb_filter, hb_filter_free> handle_;
 };
 
 /// Cells to write to one row.
@@ -164,6 +250,15 @@ class Get {
     detail::check(hb_get_set_max_versions(handle_.get(), n));
     return *this;
   }
+  /// Only cells with from_ms <= timestamp < to_ms.
+  Get& time_range(std::uint64_t from_ms, std::uint64_t to_ms) {
+    detail::check(hb_get_set_time_range(handle_.get(), from_ms, to_ms));
+    return *this;
+  }
+  Get& filter(const Filter& f) {
+    detail::check(hb_get_set_filter(handle_.get(), f.get()));
+    return *this;
+  }
   const hb_get* get() const noexcept { return handle_.get(); }
 
  private:
@@ -201,6 +296,85 @@ class Delete {
 
  private:
   detail::Handle<hb_delete, hb_delete_free> handle_;
+};
+
+/// Bytes appended atomically to columns of one row.
+class Append {
+ public:
+  explicit Append(std::string_view row) {
+    hb_append* a = nullptr;
+    detail::check(hb_append_new(row.data(), row.size(), &a));
+    handle_.reset(a);
+  }
+  Append& add(std::string_view family, std::string_view qualifier, std::string_view value) {
+    detail::check(hb_append_add(handle_.get(), family.data(), family.size(), qualifier.data(),
+                                qualifier.size(), value.data(), value.size()));
+    return *this;
+  }
+  const hb_append* get() const noexcept { return handle_.get(); }
+
+ private:
+  detail::Handle<hb_append, hb_append_free> handle_;
+};
+
+/// Puts and deletes of one row applied together atomically.
+class RowMutations {
+ public:
+  explicit RowMutations(std::string_view row) {
+    hb_row_mutations* m = nullptr;
+    detail::check(hb_row_mutations_new(row.data(), row.size(), &m));
+    handle_.reset(m);
+  }
+  RowMutations& add(const Put& p) {
+    detail::check(hb_row_mutations_add_put(handle_.get(), p.get()));
+    return *this;
+  }
+  RowMutations& add(const Delete& d) {
+    detail::check(hb_row_mutations_add_delete(handle_.get(), d.get()));
+    return *this;
+  }
+  const hb_row_mutations* get() const noexcept { return handle_.get(); }
+
+ private:
+  detail::Handle<hb_row_mutations, hb_row_mutations_free> handle_;
+};
+
+/// The condition of Table::check_and_mutate: one test on a row.
+class Check {
+ public:
+  explicit Check(std::string_view row) {
+    hb_check* c = nullptr;
+    detail::check(hb_check_new(row.data(), row.size(), &c));
+    handle_.reset(c);
+  }
+  /// `value OP stored value` of family:qualifier.
+  Check& column(std::string_view family, std::string_view qualifier, CompareOp op,
+                std::string_view value) {
+    const char* v = value.data() != nullptr ? value.data() : "";
+    detail::check(hb_check_column(handle_.get(), family.data(), family.size(), qualifier.data(),
+                                  qualifier.size(), static_cast<std::uint32_t>(op), v,
+                                  value.size()));
+    return *this;
+  }
+  /// family:qualifier is absent.
+  Check& absent(std::string_view family, std::string_view qualifier) {
+    detail::check(hb_check_column(handle_.get(), family.data(), family.size(), qualifier.data(),
+                                  qualifier.size(), HB_COMPARE_EQUAL, nullptr, 0));
+    return *this;
+  }
+  /// The row passes `f`.
+  Check& filter(const Filter& f) {
+    detail::check(hb_check_filter(handle_.get(), f.get()));
+    return *this;
+  }
+  Check& time_range(std::uint64_t from_ms, std::uint64_t to_ms) {
+    detail::check(hb_check_set_time_range(handle_.get(), from_ms, to_ms));
+    return *this;
+  }
+  const hb_check* get() const noexcept { return handle_.get(); }
+
+ private:
+  detail::Handle<hb_check, hb_check_free> handle_;
 };
 
 /// A view of one cell; valid as long as the Result it came from.
@@ -352,6 +526,20 @@ class FutureRef {
     if (st != HB_OK) throw Error::from(st, hb_future_error(f_));
     return BatchResult(r);
   }
+  /// The new value of a completed increment_async (once); throws the operation's error.
+  std::int64_t take_int64() const {
+    std::int64_t v = 0;
+    hb_status st = hb_future_take_int64(f_, &v);
+    if (st != HB_OK) throw Error::from(st, hb_future_error(f_));
+    return v;
+  }
+  /// Whether a completed check_and_mutate_async applied (once); throws the operation's error.
+  bool take_bool() const {
+    bool v = false;
+    hb_status st = hb_future_take_bool(f_, &v);
+    if (st != HB_OK) throw Error::from(st, hb_future_error(f_));
+    return v;
+  }
   hb_future* get() const noexcept { return f_; }
 
  protected:
@@ -365,7 +553,7 @@ class Future : public FutureRef {
     if (f == nullptr) throw Error(HB_ERR_PANIC, "libhbclient returned no future", "", false);
   }
 
-  /// Calls `callback(FutureRef)` once the operation completes, on a library worker thread
+  /// Calls `callback(FutureRef)` once the operation completes, on a library callback thread
   /// (never the calling one), even if this Future is destroyed first. The callback must not
   /// throw (an escaping exception calls std::terminate). Only one callback per future.
   template <class F>
@@ -376,7 +564,48 @@ class Future : public FutureRef {
     holder.release();  // owned by the callback from now on
   }
 
+  /// Requests cancellation: the operation completes with HB_ERR_CANCELLED (a write may still
+  /// have been applied). False when it had already completed.
+  bool cancel() {
+    hb_status st = hb_future_cancel(f_);
+    if (st == HB_ERR_INVALID_STATE) return false;
+    detail::check(st);
+    return true;
+  }
+
+  /// A std::future that becomes ready when the operation completes (throwing its Error). Uses
+  /// this future's one callback.
+  std::future<void> completion() {
+    return bridge<void>([](FutureRef r) { r.wait(); });
+  }
+  /// A std::future of the row of a get or append (throwing the operation's Error).
+  std::future<Result> result() {
+    return bridge<Result>([](FutureRef r) { return r.take_result(); });
+  }
+  /// A std::future of the outcome of a batch.
+  std::future<BatchResult> batch_result() {
+    return bridge<BatchResult>([](FutureRef r) { return r.take_batch_result(); });
+  }
+
  private:
+  template <class T, class Take>
+  std::future<T> bridge(Take take) {
+    auto promise = std::make_shared<std::promise<T>>();
+    std::future<T> out = promise->get_future();
+    on_complete([promise, take](FutureRef r) noexcept {
+      try {
+        if constexpr (std::is_void_v<T>) {
+          take(r);
+          promise->set_value();
+        } else {
+          promise->set_value(take(r));
+        }
+      } catch (...) {
+        promise->set_exception(std::current_exception());
+      }
+    });
+    return out;
+  }
   template <class F>
   static void trampoline(hb_future* f, void* userdata) noexcept {
     std::unique_ptr<F> callback(static_cast<F*>(userdata));
@@ -413,16 +642,79 @@ class Scan {
     detail::check(hb_scan_set_caching(handle_.get(), rows));
     return *this;
   }
+  /// Descending key order (start_row is then the highest key).
+  Scan& reversed() {
+    detail::check(hb_scan_set_reversed(handle_.get()));
+    return *this;
+  }
+  Scan& max_versions(std::uint32_t n) {
+    detail::check(hb_scan_set_max_versions(handle_.get(), n));
+    return *this;
+  }
+  Scan& time_range(std::uint64_t from_ms, std::uint64_t to_ms) {
+    detail::check(hb_scan_set_time_range(handle_.get(), from_ms, to_ms));
+    return *this;
+  }
+  Scan& prefix(std::string_view p) {
+    detail::check(hb_scan_set_prefix(handle_.get(), p.data(), p.size()));
+    return *this;
+  }
+  /// At most `cells` cells per result (wide rows come back in parts).
+  Scan& batch(std::uint32_t cells) {
+    detail::check(hb_scan_set_batch(handle_.get(), cells));
+    return *this;
+  }
+  Scan& max_result_size(std::uint64_t bytes) {
+    detail::check(hb_scan_set_max_result_size(handle_.get(), bytes));
+    return *this;
+  }
+  Scan& filter(const Filter& f) {
+    detail::check(hb_scan_set_filter(handle_.get(), f.get()));
+    return *this;
+  }
   const hb_scan* get() const noexcept { return handle_.get(); }
 
  private:
   detail::Handle<hb_scan, hb_scan_free> handle_;
 };
 
-/// An open scan; `next()` returns rows until nullopt.
+/// An open scan; `next()` returns rows until nullopt (an error throws, also on later calls).
+/// Also an input range: `for (const Result& row : scanner)`; each row is visited once.
 class Scanner {
  public:
   explicit Scanner(hb_scanner* s) : handle_(s) {}
+
+  /// Input iterator over the remaining rows; equal to end() once the scan is over.
+  class iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = Result;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Result*;
+    using reference = const Result&;
+    iterator() = default;
+    reference operator*() const { return *row_; }
+    pointer operator->() const { return &*row_; }
+    iterator& operator++() {
+      row_ = scanner_->next();
+      if (!row_) scanner_ = nullptr;
+      return *this;
+    }
+    void operator++(int) { ++*this; }
+    friend bool operator==(const iterator& a, const iterator& b) noexcept {
+      return a.scanner_ == b.scanner_;
+    }
+    friend bool operator!=(const iterator& a, const iterator& b) noexcept { return !(a == b); }
+
+   private:
+    friend class Scanner;
+    explicit iterator(Scanner* s) : scanner_(s) { ++*this; }
+    Scanner* scanner_ = nullptr;
+    std::optional<Result> row_;
+  };
+  iterator begin() { return iterator(this); }
+  iterator end() noexcept { return iterator(); }
+
   std::optional<Result> next() {
     hb_result* r = nullptr;
     hb_error* err = nullptr;
@@ -468,8 +760,8 @@ class Table {
     detail::check(st, err);
     return value;
   }
-  /// Writes p only if family:qualifier of its row equals *expected (std::nullopt: is absent);
-  /// returns whether it was written. Check and write are one atomic step on the server.
+  /// Writes p only if family:qualifier of its row equals *expected (std::nullopt: is absent;
+  /// an empty, non-null string_view: holds an empty value); returns whether it was written. Check and write are one atomic step on the server.
   bool check_and_put(std::string_view family, std::string_view qualifier,
                      std::optional<std::string_view> expected, const Put& p) const {
     return conditional(hb_table_check_and_put, family, qualifier, expected, p.get());
@@ -493,6 +785,55 @@ class Table {
   }
   Future batch_async(const Batch& b) const {
     return Future(hb_table_batch_async(handle_.get(), b.get()));
+  }
+  /// Whether the row of g has any cell matching it.
+  bool exists(const Get& g) const {
+    bool found = false;
+    hb_error* err = nullptr;
+    hb_status st = hb_table_exists(handle_.get(), g.get(), &found, &err);
+    detail::check(st, err);
+    return found;
+  }
+  /// Appends atomically; returns the new values of the appended columns.
+  Result append(const Append& a) const {
+    hb_result* r = nullptr;
+    hb_error* err = nullptr;
+    hb_status st = hb_table_append(handle_.get(), a.get(), &r, &err);
+    detail::check(st, err);
+    return Result::adopt(r);
+  }
+  Future append_async(const Append& a) const {
+    return Future(hb_table_append_async(handle_.get(), a.get()));
+  }
+  /// Applies m atomically.
+  void mutate_row(const RowMutations& m) const {
+    hb_error* err = nullptr;
+    hb_status st = hb_table_mutate_row(handle_.get(), m.get(), &err);
+    detail::check(st, err);
+  }
+  /// Applies m atomically if c holds; returns whether it did.
+  bool check_and_mutate(const Check& c, const RowMutations& m) const {
+    bool applied = false;
+    hb_error* err = nullptr;
+    hb_status st = hb_table_check_and_mutate(handle_.get(), c.get(), m.get(), &applied, &err);
+    detail::check(st, err);
+    return applied;
+  }
+  Future increment_async(std::string_view row, std::string_view family,
+                         std::string_view qualifier, std::int64_t delta) const {
+    return Future(hb_table_increment_async(handle_.get(), row.data(), row.size(), family.data(),
+                                           family.size(), qualifier.data(), qualifier.size(),
+                                           delta));
+  }
+  Future check_and_mutate_async(const Check& c, const RowMutations& m) const {
+    return Future(hb_table_check_and_mutate_async(handle_.get(), c.get(), m.get()));
+  }
+  /// The same table with every operation bounded by `timeout` (Error HB_ERR_TIMEOUT after it).
+  Table with_timeout(std::chrono::milliseconds timeout) const {
+    hb_table* t = nullptr;
+    detail::check(
+        hb_table_with_timeout(handle_.get(), static_cast<std::uint64_t>(timeout.count()), &t));
+    return Table(t);
   }
   Scanner scanner(const Scan& s) const {
     hb_scanner* sc = nullptr;
@@ -598,13 +939,83 @@ class Connection {
     detail::check(st, err);
     return Mutator(m);
   }
-  /// Closes the connection now (the destructor does it otherwise).
+  /// Creates a table with the given families, pre-split at split_keys.
+  void create_table(std::string_view name, const std::vector<std::string>& families,
+                    const std::vector<std::string>& split_keys = {}) const {
+    std::string n(name);
+    std::vector<const char*> fams;
+    for (const std::string& f : families) fams.push_back(f.c_str());
+    std::vector<const void*> keys;
+    std::vector<std::size_t> lens;
+    for (const std::string& k : split_keys) {
+      keys.push_back(k.data());
+      lens.push_back(k.size());
+    }
+    hb_error* err = nullptr;
+    hb_status st = hb_admin_create_table(handle_.get(), n.c_str(), fams.data(), fams.size(),
+                                         keys.data(), lens.data(), keys.size(), &err);
+    detail::check(st, err);
+  }
+  void delete_table(std::string_view name) const { by_name(hb_admin_delete_table, name); }
+  void enable_table(std::string_view name) const { by_name(hb_admin_enable_table, name); }
+  void disable_table(std::string_view name) const { by_name(hb_admin_disable_table, name); }
+  bool table_exists(std::string_view name) const {
+    std::string n(name);
+    bool exists = false;
+    hb_error* err = nullptr;
+    hb_status st = hb_admin_table_exists(handle_.get(), n.c_str(), &exists, &err);
+    detail::check(st, err);
+    return exists;
+  }
+  std::vector<std::string> list_tables() const {
+    hb_table_names* names = nullptr;
+    hb_error* err = nullptr;
+    hb_status st = hb_admin_list_tables(handle_.get(), &names, &err);
+    detail::check(st, err);
+    detail::Handle<hb_table_names, hb_table_names_free> owned(names);
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < hb_table_names_count(names); i++) {
+      out.emplace_back(hb_table_names_get(names, i));
+    }
+    return out;
+  }
+  /// A counter by name ("rpcs", "rpcs.Get", "bytes_out", ...: see hb_connection_metric).
+  std::uint64_t metric(std::string_view name) const {
+    std::string n(name);
+    std::uint64_t value = 0;
+    detail::check(hb_connection_metric(handle_.get(), n.c_str(), &value));
+    return value;
+  }
+  /// Closes the connection now (the destructor does it otherwise); returns once its I/O has
+  /// stopped.
   void close() noexcept { handle_.reset(); }
   const hb_connection* get() const noexcept { return handle_.get(); }
 
  private:
+  void by_name(hb_status (*op)(const hb_connection*, const char*, hb_error**),
+               std::string_view name) const {
+    std::string n(name);
+    hb_error* err = nullptr;
+    hb_status st = op(handle_.get(), n.c_str(), &err);
+    detail::check(st, err);
+  }
   detail::Handle<hb_connection, hb_connection_close> handle_;
 };
+
+/// Sizes the library's threads (0 = default); call before the first Connection.
+inline void init(std::uint32_t io_threads, std::uint32_t callback_threads) {
+  hb_error* err = nullptr;
+  hb_status st = hb_library_init(io_threads, callback_threads, &err);
+  detail::check(st, err);
+}
+
+/// Stops every library thread (closing connections still open); call before exit, not from a
+/// callback.
+inline void shutdown(std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  hb_error* err = nullptr;
+  hb_status st = hb_library_shutdown(static_cast<std::uint64_t>(timeout.count()), &err);
+  detail::check(st, err);
+}
 
 /// The library's version at run time.
 inline std::string_view version() { return hb_version(); }

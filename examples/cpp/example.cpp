@@ -1,5 +1,7 @@
 // C++ use of libhbclient through the header-only wrapper hbclient.hpp: blocking put/get, a
-// batch, a scan, async puts with callbacks, and a buffered mutator.
+// batch, a scan (as a range, with a filter), async puts with callbacks and std::future, append,
+// atomic row mutations under a check, a per-call timeout, and a buffered mutator; then the
+// library's threads are stopped with hbclient::shutdown.
 //   hbclient_example BOOTSTRAP_SERVERS|zk:QUORUM [TABLE]     (TABLE needs family "f")
 #include <hbclient.hpp>
 
@@ -53,13 +55,39 @@ int main(int argc, char** argv) try {
   }
   std::cout << "async: " << done.load() << " puts acknowledged\n";
 
+  // A filtered scan, iterated as a range.
+  auto high = hbclient::Filter::row(hbclient::CompareOp::GreaterOrEqual, "cpp-batch-190");
+  int filtered = 0;
+  for (const hbclient::Result& r : table.scanner(hbclient::Scan().prefix("cpp-batch-").filter(high))) {
+    (void)r;
+    filtered++;
+  }
+  std::cout << "filtered scan: " << filtered << " rows\n";
+
+  // Append (async, through std::future), then two mutations applied only if a check holds.
+  const std::string v2 =
+      "cpp-v2-" + std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
+  auto appended = table.append_async(hbclient::Append(v2).add("f", "log", "a;")).result();
+  std::cout << "append: " << appended.get().value("f", "log").value_or("") << "\n";
+  hbclient::RowMutations both(v2);
+  both.add(hbclient::Put(v2).add("f", "state", "done")).add(hbclient::Delete(v2).column("f", "log"));
+  bool applied = table.check_and_mutate(hbclient::Check(v2).absent("f", "state"), both);
+  std::cout << "check_and_mutate: " << (applied ? "applied" : "not applied") << "\n";
+
+  // Every operation of this handle gives up after 5 s.
+  auto bounded = table.with_timeout(std::chrono::seconds(5));
+  std::cout << "exists: " << bounded.exists(hbclient::Get(v2)) << "\n";
+
   auto mutator = conn.mutator(argc > 2 ? argv[2] : "t");
   for (int i = 0; i < 500; i++) {
     mutator.put(hbclient::Put("cpp-mutator-" + std::to_string(i)).add("f", "q", "v"));
   }
   mutator.close();
   std::cout << "mutator: closed without failures\n";
-  return rows == 100 && done.load() == 200 ? 0 : 1;
+  std::cout << "rpcs sent: " << conn.metric("rpcs") << "\n";
+  conn.close();          // returns once the connection's I/O has stopped
+  hbclient::shutdown();  // joins the library's threads
+  return rows == 100 && done.load() == 200 && filtered == 10 && applied ? 0 : 1;
 } catch (const hbclient::Error& e) {
   std::cerr << "hbclient error " << e.status() << " (" << hb_status_str(e.status())
             << "): " << e.what() << " " << e.exception_class() << "\n";

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -280,5 +281,125 @@ TEST(Connection, ClosedConnectionFailsCleanly) {
     FAIL();
   } catch (const hbclient::Error& e) {
     EXPECT_EQ(e.status(), HB_ERR_CLOSED);
+  }
+}
+
+// ---- v2: filters, options, append, row mutations, checks, cancel, timeouts, admin, std::future
+
+TEST(V2, ScanRangeOptionsAndFilters) {
+  auto t = connection().table("cpp");
+  for (int i = 0; i < 4; i++) {
+    std::string row = "v2-s" + std::to_string(i);
+    t.put(hbclient::Put(row).add("f", "q", i % 2 ? "odd" : "even"));
+  }
+  std::vector<std::string> rows;
+  for (const hbclient::Result& r : t.scanner(hbclient::Scan().prefix("v2-s"))) {
+    rows.emplace_back(r.row());
+  }
+  EXPECT_EQ(rows, (std::vector<std::string>{"v2-s0", "v2-s1", "v2-s2", "v2-s3"}));
+  rows.clear();
+  hbclient::Scan reversed;
+  reversed.start_row("v2-s9").stop_row("v2-s").reversed();
+  for (const auto& r : t.scanner(reversed)) rows.emplace_back(r.row());
+  EXPECT_EQ(rows.front(), "v2-s3");
+  auto odd = hbclient::Filter::value(hbclient::CompareOp::Equal, "odd");
+  auto s0 = hbclient::Filter::row(hbclient::CompareOp::Equal, "v2-s0");
+  auto either = hbclient::Filter::any_of({&odd, &s0});
+  int n = 0;
+  for (const auto& r : t.scanner(hbclient::Scan().prefix("v2-s").filter(either))) {
+    (void)r;
+    n++;
+  }
+  EXPECT_EQ(n, 3);
+  auto keys = hbclient::Filter::key_only();
+  auto row = t.get(hbclient::Get("v2-s1").filter(keys));
+  ASSERT_EQ(row.size(), 1u);
+  EXPECT_TRUE(row.cell(0).value.empty());
+  EXPECT_TRUE(t.exists(hbclient::Get("v2-s1")));
+  EXPECT_FALSE(t.exists(hbclient::Get("v2-none")));
+  EXPECT_THROW(hbclient::Scan().batch(0), hbclient::Error);
+}
+
+TEST(V2, AppendRowMutationsAndChecks) {
+  auto t = connection().table("cpp");
+  std::string row = "v2-m-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  auto first = t.append(hbclient::Append(row).add("f", "a", "x"));
+  EXPECT_EQ(first.cell(0).value, "x");
+  auto second = t.append_async(hbclient::Append(row).add("f", "a", "y")).result().get();
+  EXPECT_EQ(second.cell(0).value, "xy");
+  t.mutate_row(hbclient::RowMutations(row)
+                   .add(hbclient::Put(row).add("f", "b", "1"))
+                   .add(hbclient::Delete(row).column("f", "a")));
+  hbclient::RowMutations then(row);
+  then.add(hbclient::Put(row).add("f", "c", "2"));
+  EXPECT_FALSE(t.check_and_mutate(hbclient::Check(row).absent("f", "b"), then));
+  EXPECT_TRUE(t.check_and_mutate(hbclient::Check(row).absent("f", "a"), then));
+  EXPECT_TRUE(t.check_and_mutate(
+      hbclient::Check(row).column("f", "b", hbclient::CompareOp::Equal, "1"), then));
+  EXPECT_THROW(t.check_and_mutate(hbclient::Check("other"), then), hbclient::Error);
+  auto applied = t.check_and_mutate_async(hbclient::Check(row).absent("f", "a"), then);
+  applied.wait();
+  EXPECT_TRUE(applied.take_bool());
+  auto counter = t.increment_async(row, "f", "n", 3);
+  counter.wait();
+  EXPECT_EQ(counter.take_int64(), 3);
+}
+
+TEST(V2, CancelTimeoutsAndStdFuture) {
+  auto t = connection().table("cpp");
+  hbclient::Batch big;
+  for (int i = 0; i < 20000; i++) {
+    std::string row = "v2-big-" + std::to_string(i);
+    big.add(hbclient::Put(row).add("f", "q", row));
+  }
+  auto f = t.batch_async(big);
+  EXPECT_TRUE(f.cancel());
+  try {
+    f.wait();
+    FAIL() << "a cancelled batch completed";
+  } catch (const hbclient::Error& e) {
+    EXPECT_EQ(e.status(), HB_ERR_CANCELLED);
+  }
+  EXPECT_FALSE(f.cancel());
+  auto hasty = t.with_timeout(std::chrono::milliseconds(1));
+  try {
+    hasty.batch(big);
+    FAIL() << "a 1 ms timeout did not fire";
+  } catch (const hbclient::Error& e) {
+    EXPECT_EQ(e.status(), HB_ERR_TIMEOUT);
+  }
+  auto done = t.put_async(hbclient::Put("v2-fut").add("f", "q", "v")).completion();
+  EXPECT_NO_THROW(done.get());
+  auto failing = connection().table("v2_missing").get_async(hbclient::Get("r")).result();
+  try {
+    failing.get();
+    FAIL() << "a get from a missing table succeeded";
+  } catch (const hbclient::Error& e) {
+    EXPECT_EQ(e.status(), HB_ERR_TABLE_NOT_FOUND);
+  }
+  EXPECT_GT(connection().metric("rpcs"), 0u);
+  EXPECT_THROW(connection().metric("no_such"), hbclient::Error);
+}
+
+TEST(V2, AdminAndConfigMessages) {
+  auto& conn = connection();
+  if (conn.table_exists("cpp_admin")) {
+    conn.disable_table("cpp_admin");
+    conn.delete_table("cpp_admin");
+  }
+  conn.create_table("cpp_admin", {"f"}, {"m"});
+  EXPECT_TRUE(conn.table_exists("cpp_admin"));
+  auto names = conn.list_tables();
+  EXPECT_NE(std::find(names.begin(), names.end(), "cpp_admin"), names.end());
+  conn.disable_table("cpp_admin");
+  conn.delete_table("cpp_admin");
+  EXPECT_FALSE(conn.table_exists("cpp_admin"));
+  hbclient::Config config;
+  config.set("hbase.client.write.buffer", "2MB");
+  try {
+    config.set("no.such.key", "1");
+    FAIL();
+  } catch (const hbclient::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no.such.key"), std::string::npos);
   }
 }

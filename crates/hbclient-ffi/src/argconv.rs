@@ -196,3 +196,30 @@ pub(crate) fn view(bytes: &[u8]) -> (*const u8, usize) {
         (bytes.as_ptr(), bytes.len())
     }
 }
+
+/// An array argument of `len` elements (NULL allowed only with `len` 0).
+///
+/// # Safety
+/// `ptr` is NULL or points to `len` initialised elements that stay valid during the call.
+pub(crate) unsafe fn arg_array<'a, T>(
+    ptr: *const T,
+    len: usize,
+    name: &str,
+) -> Result<&'a [T], hb_error> {
+    if ptr.is_null() {
+        return if len == 0 {
+            Ok(&[])
+        } else {
+            Err(hb_error::invalid(format!(
+                "argument `{name}` is NULL but its length is {len}"
+            )))
+        };
+    }
+    if len > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
+        return Err(hb_error::invalid(format!(
+            "argument `{name}` has an impossible length {len}"
+        )));
+    }
+    // SAFETY: non-null and `len` elements long, as promised by the caller.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}

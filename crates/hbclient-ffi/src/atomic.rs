@@ -7,19 +7,21 @@ use std::ffi::c_void;
 
 use bytes::Bytes;
 
-use crate::argconv::{arg_bytes, arg_column, arg_out, arg_ref, Out};
+use crate::argconv::{arg_bytes, arg_column, arg_out, arg_ref, opt_out, Out};
+use crate::connection::bounded;
 use crate::connection::hb_table;
 use crate::error::{hb_error, hb_status};
+use crate::future::{hb_future, spawn, Kind, Outcome};
 use crate::ops::{hb_delete, hb_put};
-use crate::runtime::block_on;
 
 /// The check of a conditional write, with its table and output, parsed from an export's
-/// arguments: "`family:qualifier` of `row` holds `expected`", or "is absent" when
-/// `expected_len` is 0 (HBase treats an empty expected value as absence).
+/// arguments: "`family:qualifier` of `row` holds `expected`"; "is absent" when `expected` is
+/// NULL; "holds an empty value" when `expected` is not NULL and `expected_len` is 0 (sent as a
+/// filter check, since HBase's value check cannot tell empty from absent).
 struct Conditional<'a> {
     table: &'a hb_table,
     check: hbcore::CheckBuilder,
-    applied: Out<bool>,
+    applied: Option<Out<bool>>,
 }
 
 impl Conditional<'_> {
@@ -38,18 +40,27 @@ impl Conditional<'_> {
         expected_len: usize,
         applied: *mut bool,
     ) -> Result<Conditional<'a>, hb_error> {
+        let expected_ptr_is_null = expected.is_null();
         // SAFETY: forwarded from the caller.
         let (table, (family, qualifier), expected, applied) = unsafe {
             (
                 arg_ref(table, "table")?,
                 arg_column(family, family_len, qualifier, qualifier_len)?,
                 arg_bytes(expected, expected_len, "expected")?,
-                arg_out(applied, "applied")?,
+                opt_out(applied),
             )
         };
         let check = hbcore::CheckAndMutate::row(row.clone());
-        let check = if expected.is_empty() {
+        let check = if expected.is_empty() && expected_ptr_is_null {
             check.if_not_exists(family, qualifier)
+        } else if expected.is_empty() {
+            check.if_filter(hbcore::Filter::SingleColumnValue {
+                family,
+                qualifier,
+                op: hbcore::CompareOp::Equal,
+                value: Bytes::new(),
+                filter_if_missing: true,
+            })
         } else {
             check.if_equals(family, qualifier, Bytes::copy_from_slice(expected))
         };
@@ -66,8 +77,10 @@ impl Conditional<'_> {
         then: impl FnOnce(hbcore::CheckBuilder) -> hbcore::Result<hbcore::CheckAndMutate>,
     ) -> Result<(), hb_error> {
         let cam = then(self.check)?;
-        self.applied
-            .write(block_on(self.table.table.check_and_mutate(cam))??);
+        let applied = self.table.run(self.table.table.check_and_mutate(cam))?;
+        if let Some(out) = self.applied {
+            out.write(applied);
+        }
         Ok(())
     }
 }
@@ -106,7 +119,7 @@ pub unsafe extern "C" fn hb_table_increment(
             qualifier.clone(),
             delta,
         );
-        let result = block_on(table.table.increment(increment))??;
+        let result = table.run(table.table.increment(increment))?;
         let value = result.counter(&family, &qualifier).ok_or_else(|| {
             hb_error::new(
                 hb_status::HB_ERR_PROTOCOL,
@@ -121,9 +134,15 @@ pub unsafe extern "C" fn hb_table_increment(
     })
 }
 
-/// Applies `put` only if `family:qualifier` of the put's row holds exactly `expected`
-/// (`expected_len` bytes), or — with `expected_len` 0 — if that column is absent. The check and
-/// the write are one atomic step on the server. `applied` receives whether the put was written.
+/// Applies `put` only if the check on `family:qualifier` of the put's row holds; the check and
+/// the write are one atomic step on the server. The check, by `expected`:
+/// - `expected` NULL (`expected_len` must be 0): the column is absent (HBase also counts a cell
+///   with an empty value as absent here);
+/// - `expected` not NULL, `expected_len` 0: the column is present and its value is empty;
+/// - otherwise: the column's newest value is exactly those `expected_len` bytes.
+///
+/// `applied` (may be NULL) receives whether the put was written; it is written only on `HB_OK`.
+/// `table` and `put` must not be NULL, nor `family` (`HB_ERR_INVALID_ARGUMENT`).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn hb_table_check_and_put(
@@ -159,8 +178,8 @@ pub unsafe extern "C" fn hb_table_check_and_put(
     })
 }
 
-/// Applies `del` only if `family:qualifier` of the delete's row holds exactly `expected`, or —
-/// with `expected_len` 0 — if that column is absent; atomically, as `hb_table_check_and_put`.
+/// Applies `del` only if the check on `family:qualifier` of the delete's row holds; checks,
+/// `applied` (may be NULL) and NULL rules as `hb_table_check_and_put`.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn hb_table_check_and_delete(
@@ -192,5 +211,56 @@ pub unsafe extern "C" fn hb_table_check_and_delete(
             )?
             .run(|check| check.then_delete(del))
         }
+    })
+}
+
+/// Starts an increment (as `hb_table_increment`); take the new value with
+/// `hb_future_take_int64`. NULL or invalid arguments give a future already failed with
+/// `HB_ERR_INVALID_ARGUMENT`. Returns NULL only on an internal error.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hb_table_increment_async(
+    table: *const hb_table,
+    row: *const c_void,
+    row_len: usize,
+    family: *const c_void,
+    family_len: usize,
+    qualifier: *const c_void,
+    qualifier_len: usize,
+    delta: i64,
+) -> *mut hb_future {
+    ffi_value!(std::ptr::null_mut(), {
+        // SAFETY: handles are NULL or live; buffers come with their lengths.
+        let args = unsafe {
+            (|| {
+                let table = arg_ref(table, "table")?;
+                let row = arg_bytes(row, row_len, "row")?;
+                if row.is_empty() {
+                    return Err(hb_error::invalid("the row key must not be empty"));
+                }
+                let column = arg_column(family, family_len, qualifier, qualifier_len)?;
+                Ok((table, Bytes::copy_from_slice(row), column))
+            })()
+        };
+        let op = args.map(|(table, row, (family, qualifier))| {
+            let (rt, timeout) = (table.rt.clone(), table.timeout);
+            let table = table.table.clone();
+            (
+                rt,
+                bounded(timeout, async move {
+                    let increment =
+                        hbcore::Increment::new(row).add(family.clone(), qualifier.clone(), delta);
+                    let result = table.increment(increment).await?;
+                    let value = result.counter(&family, &qualifier).ok_or_else(|| {
+                        hb_error::new(
+                            hb_status::HB_ERR_PROTOCOL,
+                            "the server's answer to an increment has no 8-byte counter value",
+                        )
+                    })?;
+                    Ok(Outcome::Int(value))
+                }),
+            )
+        });
+        Some(spawn(Kind::Int, op))
     })
 }

@@ -4,7 +4,11 @@ use std::ffi::c_char;
 
 use crate::argconv::{arg_mut, arg_out, arg_ref, arg_str, into_raw, take};
 use crate::error::{hb_error, hb_status};
-use crate::runtime::{block_on, enter};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::runtime::ConnRuntime;
 
 /// Client settings, by HBase key name (`hbase.zookeeper.quorum`,
 /// `hbase.client.bootstrap.servers`, `hbase.rpc.timeout`, ...).
@@ -20,6 +24,8 @@ pub struct hb_config {
 /// Thread safety: fully thread-safe; share one per process and use it from any thread.
 pub struct hb_connection {
     pub(crate) conn: hbcore::Connection,
+    /// Its I/O threads.
+    pub(crate) rt: Arc<ConnRuntime>,
 }
 
 /// A handle on one table. Makes no RPC until used.
@@ -28,6 +34,40 @@ pub struct hb_connection {
 /// handle at once (they are multiplexed over the connection).
 pub struct hb_table {
     pub(crate) table: hbcore::AsyncTable,
+    /// The connection's I/O threads.
+    pub(crate) rt: Arc<ConnRuntime>,
+    /// Bound of each operation made through this handle (`hb_table_with_timeout`).
+    pub(crate) timeout: Option<Duration>,
+}
+
+impl hb_table {
+    /// Waits for `op` on the calling thread, at most this handle's timeout.
+    pub(crate) fn run<T>(
+        &self,
+        op: impl Future<Output = hbcore::Result<T>>,
+    ) -> Result<T, hb_error> {
+        self.rt
+            .block_on(bounded(self.timeout, async { Ok(op.await?) }))?
+    }
+}
+
+/// `op`, failing with `HB_ERR_TIMEOUT` after `timeout` (when there is one).
+pub(crate) async fn bounded<T>(
+    timeout: Option<Duration>,
+    op: impl Future<Output = Result<T, hb_error>>,
+) -> Result<T, hb_error> {
+    match timeout {
+        None => op.await,
+        Some(limit) => tokio::time::timeout(limit, op).await.unwrap_or_else(|_| {
+            Err(hb_error::new(
+                hb_status::HB_ERR_TIMEOUT,
+                format!(
+                    "the operation did not finish within its {} ms timeout",
+                    limit.as_millis()
+                ),
+            ))
+        }),
+    }
 }
 
 /// Creates a config with HBase's defaults (ZooKeeper at `127.0.0.1:2181`). Free it with
@@ -45,7 +85,9 @@ pub unsafe extern "C" fn hb_config_new(out: *mut *mut hb_config) -> hb_status {
 }
 
 /// Sets a value by its HBase key name (both NUL-terminated UTF-8; copied). Unknown keys and
-/// malformed values return `HB_ERR_INVALID_ARGUMENT` and leave the config unchanged.
+/// malformed values return `HB_ERR_INVALID_ARGUMENT` and leave the config unchanged; use
+/// `hb_config_set_err` to learn why. Sizes may be given as Hadoop does: `2MB`, `64k`, `1g`
+/// (binary units, case-insensitive, optional `b`). Not synchronised: one thread per config.
 ///
 /// Discovery: `hbase.zookeeper.quorum` (+ `hbase.zookeeper.property.clientPort`,
 /// `zookeeper.znode.parent`) or, ZooKeeper-free, `hbase.client.bootstrap.servers`. Also:
@@ -62,7 +104,21 @@ pub unsafe extern "C" fn hb_config_set(
     key: *const c_char,
     value: *const c_char,
 ) -> hb_status {
-    ffi_status!(std::ptr::null_mut(), {
+    // SAFETY: forwarded.
+    unsafe { hb_config_set_err(config, key, value, std::ptr::null_mut()) }
+}
+
+/// `hb_config_set` with the reason of a rejection: on failure, when `err` is not NULL, `*err`
+/// receives an error whose message names the key and what is wrong (free it with
+/// `hb_error_free`).
+#[no_mangle]
+pub unsafe extern "C" fn hb_config_set_err(
+    config: *mut hb_config,
+    key: *const c_char,
+    value: *const c_char,
+    err: *mut *mut hb_error,
+) -> hb_status {
+    ffi_status!(err, {
         // SAFETY: arguments are NULL or valid, as the API requires.
         let (config, key, value) = unsafe {
             (
@@ -71,9 +127,35 @@ pub unsafe extern "C" fn hb_config_set(
                 arg_str(value, "value")?,
             )
         };
-        config.builder = config.builder.clone().set(key, value)?;
+        config.builder = match config.builder.clone().set(key, value) {
+            Ok(builder) => builder,
+            Err(first) => match size_in_bytes(value) {
+                Some(bytes) => config.builder.clone().set(key, &bytes.to_string())?,
+                None => return Err(first.into()),
+            },
+        };
         Ok(())
     })
+}
+
+/// `2MB`, `64k`, `1g` ... as a byte count (Hadoop's `getLongBytes`: binary units k, m, g, t, p,
+/// optionally followed by `b`, case-insensitive); None for anything else.
+fn size_in_bytes(value: &str) -> Option<u64> {
+    let v = value.trim().to_ascii_lowercase();
+    let v = v.strip_suffix('b').unwrap_or(&v);
+    let (digits, shift) = match v.chars().last()? {
+        'k' => (&v[..v.len() - 1], 10),
+        'm' => (&v[..v.len() - 1], 20),
+        'g' => (&v[..v.len() - 1], 30),
+        't' => (&v[..v.len() - 1], 40),
+        'p' => (&v[..v.len() - 1], 50),
+        _ => return None,
+    };
+    digits
+        .trim()
+        .parse::<u64>()
+        .ok()?
+        .checked_mul(1u64 << shift)
 }
 
 /// Applies the client configuration in directory `dir` (NUL-terminated path): `core-site.xml`
@@ -107,6 +189,9 @@ pub unsafe extern "C" fn hb_config_free(config: *mut hb_config) {
 
 /// Connects to the cluster `config` describes (blocking: finds the cluster and reads its id, so
 /// a wrong address fails here). Close it with `hb_connection_close`.
+///
+/// Each connection runs its sockets on its own I/O threads (`hb_library_init` sets how many,
+/// default 2, named `hbclient-io-N`); no C code ever runs on them.
 #[no_mangle]
 pub unsafe extern "C" fn hb_connection_open(
     config: *const hb_config,
@@ -117,22 +202,41 @@ pub unsafe extern "C" fn hb_connection_open(
         // SAFETY: arguments are NULL or valid.
         let (config, out) = unsafe { (arg_ref(config, "config")?, arg_out(out, "out")?) };
         let config = config.builder.clone().build();
-        let conn = block_on(hbcore::Connection::connect(config))??;
-        out.write(into_raw(hb_connection { conn }));
+        let rt = ConnRuntime::start()?;
+        match rt.block_on(hbcore::Connection::connect(config)) {
+            Ok(Ok(conn)) => out.write(into_raw(hb_connection { conn, rt })),
+            Ok(Err(e)) => {
+                rt.close();
+                return Err(e.into());
+            }
+            Err(e) => {
+                rt.close();
+                return Err(e);
+            }
+        }
         Ok(())
     })
 }
 
 /// Closes the connection and frees the handle. Operations still running, and later operations
-/// on tables, scanners and mutators opened from it, fail with `HB_ERR_CLOSED`; those handles
-/// must still be freed. NULL is ignored.
+/// on tables, scanners and mutators opened from it, fail with `HB_ERR_CLOSED` (async ones
+/// complete their futures with it, and their callbacks run); those handles must still be freed.
+/// NULL is ignored.
+///
+/// Waits until the connection's I/O has stopped: blocking calls on its handles in other threads
+/// have returned, its I/O threads have exited and its sockets are closed (bounded: at most about
+/// 10 s, after which the threads are left to stop on their own). May be called from a callback.
+/// Thread safety: call it once, after which no thread may use `conn`.
 #[no_mangle]
 pub unsafe extern "C" fn hb_connection_close(conn: *mut hb_connection) {
     ffi_value!((), {
         // SAFETY: `conn` is NULL or an owned connection.
         let conn = unsafe { take(conn) }?;
-        let _context = enter();
-        conn.conn.close();
+        {
+            let _context = conn.rt.enter();
+            conn.conn.close();
+        }
+        conn.rt.close();
         drop(conn);
         Some(())
     })
@@ -157,7 +261,36 @@ pub unsafe extern "C" fn hb_table_open(
             )
         };
         let table = conn.conn.table(name)?;
-        out.write(into_raw(hb_table { table }));
+        out.write(into_raw(hb_table {
+            table,
+            rt: conn.rt.clone(),
+            timeout: None,
+        }));
+        Ok(())
+    })
+}
+
+/// A new handle on the same table whose every operation (blocking or async, except scanners and
+/// mutators) fails with `HB_ERR_TIMEOUT` once it has run `timeout_ms` milliseconds (at least 1),
+/// whatever the connection's `hbase.client.operation.timeout`: a per-call timeout. An operation
+/// that timed out may still have been applied. Free it with `hb_table_free`.
+#[no_mangle]
+pub unsafe extern "C" fn hb_table_with_timeout(
+    table: *const hb_table,
+    timeout_ms: u64,
+    out: *mut *mut hb_table,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `table` is NULL or live; `out` is NULL or writable.
+        let (table, out) = unsafe { (arg_ref(table, "table")?, arg_out(out, "out")?) };
+        if timeout_ms == 0 {
+            return Err(hb_error::invalid("timeout_ms must be at least 1"));
+        }
+        out.write(into_raw(hb_table {
+            table: table.table.clone(),
+            rt: table.rt.clone(),
+            timeout: Some(Duration::from_millis(timeout_ms)),
+        }));
         Ok(())
     })
 }
@@ -168,8 +301,54 @@ pub unsafe extern "C" fn hb_table_free(table: *mut hb_table) {
     ffi_value!((), {
         // SAFETY: `table` is NULL or an owned table handle.
         let table = unsafe { take(table) }?;
-        let _context = enter();
+        let _context = table.rt.enter();
         drop(table);
         Some(())
+    })
+}
+
+/// One counter of the connection, by name (NUL-terminated), read now: `rpcs` (all RPCs sent),
+/// `rpcs.Get`, `rpcs.Mutate`, `rpcs.Multi`, `rpcs.Scan` (and the other methods counted by the
+/// client), `bytes_out`, `bytes_in`, `retries`, `meta_lookups`, `connections_opened`,
+/// `socket_writes`, `in_flight`. By name so that new counters never change the ABI.
+/// `HB_ERR_NOT_FOUND` for a name this version does not know; `value` must not be NULL.
+/// Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn hb_connection_metric(
+    conn: *const hb_connection,
+    name: *const c_char,
+    value: *mut u64,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: arguments are NULL or valid.
+        let (conn, name, out) = unsafe {
+            (
+                arg_ref(conn, "conn")?,
+                arg_str(name, "name")?,
+                arg_out(value, "value")?,
+            )
+        };
+        let m = conn.conn.metrics();
+        let v = match name {
+            "rpcs" => m.rpcs.iter().map(|(_, n)| n).sum(),
+            "bytes_out" => m.bytes_out,
+            "bytes_in" => m.bytes_in,
+            "retries" => m.retries,
+            "meta_lookups" => m.meta_lookups,
+            "connections_opened" => m.connections_opened,
+            "socket_writes" => m.socket_writes,
+            "in_flight" => m.in_flight,
+            other => match other.strip_prefix("rpcs.") {
+                Some(method) if m.rpcs.iter().any(|(k, _)| *k == method) => m.rpcs_of(method),
+                _ => {
+                    return Err(hb_error::new(
+                        hb_status::HB_ERR_NOT_FOUND,
+                        format!("no counter named {other:?}"),
+                    ))
+                }
+            },
+        };
+        out.write(v);
+        Ok(())
     })
 }

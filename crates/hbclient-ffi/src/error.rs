@@ -1,9 +1,9 @@
 //! `hb_status` (stable numbers), `hb_error` (status, message, remote exception class,
 //! retriability) and their exports.
 
-use std::ffi::{c_char, CString};
+use std::ffi::{c_char, CStr, CString};
 
-use crate::argconv::{arg_ref, take};
+use crate::argconv::{arg_out, arg_ref, into_raw, take};
 
 /// The outcome of a call. Numbers are stable: values are never renumbered or reused.
 #[repr(u32)]
@@ -40,55 +40,95 @@ pub enum hb_status {
     /// Who the client is could not be proven or was refused: Kerberos credentials, SASL
     /// negotiation, TLS certificates, or the server's access check. Not retriable.
     HB_ERR_AUTHENTICATION = 14,
+    /// The operation was cancelled (`hb_future_cancel`). A write may still have been applied.
+    HB_ERR_CANCELLED = 15,
     /// An error of a kind this version does not name.
     HB_ERR_UNKNOWN = 99,
 }
 
+/// The one table of statuses: each status with its text. `hb_status_str`, the number
+/// conversion and the C++ wrapper's names all come from here and the enum above; the unit test
+/// `status_table_covers_the_enum` fails when a variant is missing, repeated or renumbered.
+pub(crate) const STATUSES: [(hb_status, &CStr); 17] = {
+    use hb_status::*;
+    [
+        (HB_OK, c"ok"),
+        (HB_ERR_INVALID_ARGUMENT, c"invalid argument"),
+        (HB_ERR_CONNECTION, c"connection error"),
+        (HB_ERR_TIMEOUT, c"timeout"),
+        (HB_ERR_REMOTE, c"remote exception"),
+        (HB_ERR_TABLE_NOT_FOUND, c"table not found"),
+        (HB_ERR_TABLE_NOT_ENABLED, c"table not enabled"),
+        (HB_ERR_NO_SUCH_COLUMN_FAMILY, c"no such column family"),
+        (HB_ERR_PROTOCOL, c"protocol error"),
+        (HB_ERR_CLOSED, c"closed"),
+        (HB_ERR_NOT_READY, c"not ready"),
+        (HB_ERR_INVALID_STATE, c"invalid state"),
+        (HB_ERR_NOT_FOUND, c"not found"),
+        (HB_ERR_PANIC, c"internal error (panic)"),
+        (HB_ERR_AUTHENTICATION, c"authentication failed"),
+        (HB_ERR_CANCELLED, c"cancelled"),
+        (HB_ERR_UNKNOWN, c"unknown error"),
+    ]
+};
+
 impl hb_status {
-    fn from_u32(n: u32) -> Option<hb_status> {
-        use hb_status::*;
-        Some(match n {
-            0 => HB_OK,
-            1 => HB_ERR_INVALID_ARGUMENT,
-            2 => HB_ERR_CONNECTION,
-            3 => HB_ERR_TIMEOUT,
-            4 => HB_ERR_REMOTE,
-            5 => HB_ERR_TABLE_NOT_FOUND,
-            6 => HB_ERR_TABLE_NOT_ENABLED,
-            7 => HB_ERR_NO_SUCH_COLUMN_FAMILY,
-            8 => HB_ERR_PROTOCOL,
-            9 => HB_ERR_CLOSED,
-            10 => HB_ERR_NOT_READY,
-            11 => HB_ERR_INVALID_STATE,
-            12 => HB_ERR_NOT_FOUND,
-            13 => HB_ERR_PANIC,
-            14 => HB_ERR_AUTHENTICATION,
-            99 => HB_ERR_UNKNOWN,
-            _ => return None,
-        })
+    pub(crate) fn from_u32(n: u32) -> Option<hb_status> {
+        STATUSES
+            .iter()
+            .find(|(s, _)| *s as u32 == n)
+            .map(|(s, _)| *s)
     }
 
     /// Static NUL-terminated text.
-    fn text(self) -> &'static [u8] {
+    fn text(self) -> &'static CStr {
+        STATUSES
+            .iter()
+            .find(|(s, _)| *s == self)
+            .map_or(c"unknown status", |(_, t)| t)
+    }
+}
+
+#[cfg(test)]
+mod status_table_tests {
+    use super::*;
+
+    /// Every variant, by an exhaustive match (a new variant does not compile until listed).
+    fn index(s: hb_status) -> usize {
         use hb_status::*;
-        match self {
-            HB_OK => b"ok\0",
-            HB_ERR_INVALID_ARGUMENT => b"invalid argument\0",
-            HB_ERR_CONNECTION => b"connection error\0",
-            HB_ERR_TIMEOUT => b"timeout\0",
-            HB_ERR_REMOTE => b"remote exception\0",
-            HB_ERR_TABLE_NOT_FOUND => b"table not found\0",
-            HB_ERR_TABLE_NOT_ENABLED => b"table not enabled\0",
-            HB_ERR_NO_SUCH_COLUMN_FAMILY => b"no such column family\0",
-            HB_ERR_PROTOCOL => b"protocol error\0",
-            HB_ERR_CLOSED => b"closed\0",
-            HB_ERR_NOT_READY => b"not ready\0",
-            HB_ERR_INVALID_STATE => b"invalid state\0",
-            HB_ERR_NOT_FOUND => b"not found\0",
-            HB_ERR_PANIC => b"internal error (panic)\0",
-            HB_ERR_AUTHENTICATION => b"authentication failed\0",
-            HB_ERR_UNKNOWN => b"unknown error\0",
+        match s {
+            HB_OK => 0,
+            HB_ERR_INVALID_ARGUMENT => 1,
+            HB_ERR_CONNECTION => 2,
+            HB_ERR_TIMEOUT => 3,
+            HB_ERR_REMOTE => 4,
+            HB_ERR_TABLE_NOT_FOUND => 5,
+            HB_ERR_TABLE_NOT_ENABLED => 6,
+            HB_ERR_NO_SUCH_COLUMN_FAMILY => 7,
+            HB_ERR_PROTOCOL => 8,
+            HB_ERR_CLOSED => 9,
+            HB_ERR_NOT_READY => 10,
+            HB_ERR_INVALID_STATE => 11,
+            HB_ERR_NOT_FOUND => 12,
+            HB_ERR_PANIC => 13,
+            HB_ERR_AUTHENTICATION => 14,
+            HB_ERR_CANCELLED => 15,
+            HB_ERR_UNKNOWN => 16,
         }
+    }
+
+    #[test]
+    fn status_table_covers_the_enum() {
+        let mut seen = [false; STATUSES.len()];
+        for (i, (s, text)) in STATUSES.iter().enumerate() {
+            assert_eq!(index(*s), i, "{s:?} is out of place in STATUSES");
+            assert!(!seen[i]);
+            seen[i] = true;
+            assert_eq!(hb_status::from_u32(*s as u32), Some(*s));
+            assert!(!text.is_empty());
+        }
+        assert!(seen.iter().all(|s| *s));
+        assert_eq!(hb_status::from_u32(7777), None);
     }
 }
 
@@ -169,11 +209,8 @@ impl From<hbcore::Error> for hb_error {
 #[no_mangle]
 pub unsafe extern "C" fn hb_status_str(status: u32) -> *const c_char {
     ffi_value!(c"internal error".as_ptr(), {
-        let text = match hb_status::from_u32(status) {
-            Some(s) => s.text(),
-            None => b"unknown status\0",
-        };
-        Some(text.as_ptr().cast())
+        let text = hb_status::from_u32(status).map_or(c"unknown status", hb_status::text);
+        Some(text.as_ptr())
     })
 }
 
@@ -226,5 +263,21 @@ pub unsafe extern "C" fn hb_error_free(error: *mut hb_error) {
         // SAFETY: `error` is NULL or an owned error not freed yet.
         drop(unsafe { take(error) });
         Some(())
+    })
+}
+
+/// Copies an error (owned or borrowed, e.g. from `hb_future_error` to keep it past
+/// `hb_future_free`) into a new owned one for `*out` (free it with `hb_error_free`). `error`
+/// and `out` must not be NULL.
+#[no_mangle]
+pub unsafe extern "C" fn hb_error_copy(
+    error: *const hb_error,
+    out: *mut *mut hb_error,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `error` is NULL or live; `out` is NULL or writable.
+        let (error, out) = unsafe { (arg_ref(error, "error")?, arg_out(out, "out")?) };
+        out.write(into_raw(error.clone()));
+        Ok(())
     })
 }

@@ -14,7 +14,7 @@ use crate::batch::hb_batch_result;
 use crate::boundary::panic_error;
 use crate::error::{hb_error, hb_status};
 use crate::result::hb_result;
-use crate::runtime::{blocking, runtime};
+use crate::runtime::{blocking, ConnRuntime};
 
 /// The handle of an operation in flight.
 ///
@@ -25,15 +25,27 @@ pub struct hb_future {
     state: Mutex<State>,
     ready: Condvar,
     error: OnceLock<hb_error>,
+    /// Stops the operation's task (`hb_future_cancel`).
+    abort: Mutex<Option<tokio::task::AbortHandle>>,
+    cancelled: std::sync::atomic::AtomicBool,
 }
 
 /// Called once when a future completes: `future` is the completed future (take its result or
 /// free it from inside the callback), `userdata` what was given to `hb_future_set_callback`.
 ///
-/// It runs on one of libhbclient's runtime worker threads (named `hbclient-worker`), never on the
-/// thread that set it or submitted the operation, and never inside the submitting call. It may
-/// call any `hb_` function, including blocking ones, but should return promptly; it must not
-/// unwind (no C++ exception may escape it).
+/// Where it runs: on one of libhbclient's completion-executor threads (named `hbclient-cb`; a
+/// fixed pool, `hb_library_init` sizes it, default 4), never on an I/O thread, never on the
+/// thread that set it or submitted the operation, and never inside the submitting call.
+/// Callbacks run in completion order; while all executor threads are busy, further callbacks
+/// wait in an unbounded queue (the I/O goes on).
+///
+/// What it may do: call any `hb_` function, including blocking ones (`hb_table_get`,
+/// `hb_future_wait` on any future, `hb_scanner_next`): a blocking call from a callback waits
+/// for I/O that other threads drive, so it works at any number of concurrent operations; it
+/// only delays the callbacks queued behind it. Reading its own `future` (wait, error, take) is
+/// immediate. It must not call `hb_library_shutdown` (refused with `HB_ERR_INVALID_STATE`) and
+/// must not unwind (no C++ exception may escape it). A callback that never returns holds one
+/// executor thread forever.
 pub type hb_future_callback =
     Option<unsafe extern "C" fn(future: *mut hb_future, userdata: *mut c_void)>;
 
@@ -42,12 +54,16 @@ pub(crate) enum Kind {
     Unit,
     Row,
     Batch,
+    Int,
+    Bool,
 }
 
 pub(crate) enum Outcome {
     Unit,
     Row(hb_result),
     Batch(hb_batch_result),
+    Int(i64),
+    Bool(bool),
 }
 
 struct Callback {
@@ -82,6 +98,8 @@ impl hb_future {
             state: Mutex::new(State::default()),
             ready: Condvar::new(),
             error: OnceLock::new(),
+            abort: Mutex::new(None),
+            cancelled: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -103,8 +121,14 @@ impl hb_future {
         };
         self.ready.notify_all();
         if let Some(callback) = callback {
-            callback.run(self);
+            let future = self.clone();
+            crate::executor::dispatch(Box::new(move || callback.run(&future)));
         }
+    }
+
+    /// True once completed (reads the state without blocking).
+    fn is_done(&self) -> bool {
+        self.lock().done
     }
 
     fn status(&self) -> hb_status {
@@ -112,31 +136,74 @@ impl hb_future {
     }
 }
 
-/// Starts `op` on the runtime and returns its future handle (already failed when `op` is `Err`:
-/// invalid arguments are reported through the future like any other failure).
-pub(crate) fn spawn<F>(kind: Kind, op: Result<F, hb_error>) -> *mut hb_future
+/// Completes its future with `HB_ERR_CLOSED` when dropped before the operation finished (its
+/// task was dropped because the connection or the library shut down).
+struct Completer(Option<Arc<hb_future>>);
+
+impl Completer {
+    fn complete(mut self, result: Result<Outcome, hb_error>) {
+        if let Some(future) = self.0.take() {
+            future.complete(result);
+        }
+    }
+}
+
+impl Drop for Completer {
+    fn drop(&mut self) {
+        if let Some(future) = self.0.take() {
+            let error = if future.cancelled.load(std::sync::atomic::Ordering::Acquire) {
+                hb_error::new(
+                    hb_status::HB_ERR_CANCELLED,
+                    "the operation was cancelled by hb_future_cancel",
+                )
+            } else {
+                hb_error::new(
+                    hb_status::HB_ERR_CLOSED,
+                    "the connection was closed before the operation finished",
+                )
+            };
+            future.complete(Err(error));
+        }
+    }
+}
+
+/// Starts `op` on the connection's I/O threads and returns its future handle (already failed
+/// when `op` is `Err`: invalid arguments are reported through the future like any other
+/// failure; `HB_ERR_CLOSED` after the connection closed).
+pub(crate) fn spawn<F>(kind: Kind, op: Result<(Arc<ConnRuntime>, F), hb_error>) -> *mut hb_future
 where
     F: Future<Output = Result<Outcome, hb_error>> + Send + 'static,
 {
     let future = hb_future::new(kind);
     match op {
         Err(e) => future.complete(Err(e)),
-        Ok(op) => {
-            let completer = future.clone();
-            runtime().spawn(async move {
+        Ok((rt, op)) => {
+            let completer = Completer(Some(future.clone()));
+            // Refused after close: `completer` is dropped with the task and reports it.
+            let abort = rt.spawn(async move {
                 let result = AssertUnwindSafe(op)
                     .catch_unwind()
                     .await
                     .unwrap_or_else(|p| Err(panic_error(&*p)));
                 completer.complete(result);
             });
+            let mut slot = future.abort.lock().unwrap_or_else(|p| p.into_inner());
+            *slot = abort;
+            // A cancel that came before the handle was stored: apply it now.
+            if future.cancelled.load(std::sync::atomic::Ordering::Acquire) {
+                if let Some(abort) = slot.as_ref() {
+                    abort.abort();
+                }
+            }
         }
     }
     arc_into_raw(future)
 }
 
 /// Blocks until the future completes; returns the operation's status (`HB_OK`, or the status of
-/// `hb_future_error`). `HB_ERR_INVALID_ARGUMENT` when `future` is NULL.
+/// `hb_future_error`). `HB_ERR_INVALID_ARGUMENT` when `future` is NULL. A completed future
+/// returns at once, without any thread switch (so in a callback, waiting on its own future is
+/// free). Any thread may wait, callbacks included.
 #[no_mangle]
 pub unsafe extern "C" fn hb_future_wait(future: *mut hb_future) -> hb_status {
     ffi_value!(hb_status::HB_ERR_PANIC, {
@@ -144,6 +211,9 @@ pub unsafe extern "C" fn hb_future_wait(future: *mut hb_future) -> hb_status {
         let Ok(future) = (unsafe { arg_ref(future.cast_const(), "future") }) else {
             return Some(hb_status::HB_ERR_INVALID_ARGUMENT);
         };
+        if future.is_done() {
+            return Some(future.status());
+        }
         let waited = blocking(|| {
             let mut state = future.lock();
             while !state.done {
@@ -169,6 +239,9 @@ pub unsafe extern "C" fn hb_future_wait_timeout(
         let Ok(future) = (unsafe { arg_ref(future.cast_const(), "future") }) else {
             return Some(hb_status::HB_ERR_INVALID_ARGUMENT);
         };
+        if future.is_done() {
+            return Some(future.status());
+        }
         let deadline = Instant::now().checked_add(Duration::from_millis(timeout_ms));
         let waited = blocking(|| {
             let mut state = future.lock();
@@ -206,8 +279,8 @@ pub unsafe extern "C" fn hb_future_is_ready(future: *const hb_future) -> bool {
 }
 
 /// Sets the function called once the future completes (see `hb_future_callback` for the
-/// thread it runs on). If the future is already complete, the callback is scheduled on a runtime
-/// worker thread right away. Only one callback per future: a second call returns
+/// thread it runs on and what it may do). If the future is already complete, the callback is
+/// queued on the completion executor right away. Only one callback per future: a second call returns
 /// `HB_ERR_INVALID_STATE`. The callback runs even if the future is freed before it completes
 /// (the `future` it receives then must not be freed again).
 #[no_mangle]
@@ -234,7 +307,7 @@ pub unsafe extern "C" fn hb_future_set_callback(
         if state.done {
             drop(state);
             let future = future.clone();
-            runtime().spawn(async move { callback.run(&future) });
+            crate::executor::dispatch(Box::new(move || callback.run(&future)));
         } else {
             state.callback = Some(callback);
         }
@@ -250,6 +323,8 @@ fn take_outcome(future: &hb_future, wanted: Kind) -> Result<Outcome, hb_error> {
                 Kind::Row => "row",
                 Kind::Batch => "batch",
                 Kind::Unit => "unit",
+                Kind::Int => "integer",
+                Kind::Bool => "boolean",
             }
         )));
     }
@@ -319,6 +394,46 @@ pub unsafe extern "C" fn hb_future_take_batch_result(
     })
 }
 
+/// Takes the new counter value of a completed `hb_table_increment_async` into `*out`.
+/// Statuses as for `hb_future_take_result`.
+#[no_mangle]
+pub unsafe extern "C" fn hb_future_take_int64(future: *mut hb_future, out: *mut i64) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `future` is NULL or live; `out` is NULL or writable.
+        let (future, out) = unsafe {
+            (
+                arg_ref(future.cast_const(), "future")?,
+                arg_out(out, "out")?,
+            )
+        };
+        match take_outcome(future, Kind::Int)? {
+            Outcome::Int(v) => out.write(v),
+            _ => return Err(hb_error::invalid("this future has no integer result")),
+        }
+        Ok(())
+    })
+}
+
+/// Takes whether a completed `hb_table_check_and_mutate_async` was applied into `*out`. Statuses as for
+/// `hb_future_take_result`.
+#[no_mangle]
+pub unsafe extern "C" fn hb_future_take_bool(future: *mut hb_future, out: *mut bool) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `future` is NULL or live; `out` is NULL or writable.
+        let (future, out) = unsafe {
+            (
+                arg_ref(future.cast_const(), "future")?,
+                arg_out(out, "out")?,
+            )
+        };
+        match take_outcome(future, Kind::Bool)? {
+            Outcome::Bool(v) => out.write(v),
+            _ => return Err(hb_error::invalid("this future has no boolean result")),
+        }
+        Ok(())
+    })
+}
+
 /// The error of a failed operation (borrowed: valid until `hb_future_free`; do not free it).
 /// NULL while running, after success, or for a NULL future.
 #[no_mangle]
@@ -330,12 +445,41 @@ pub unsafe extern "C" fn hb_future_error(future: *const hb_future) -> *const hb_
     })
 }
 
+/// Cancels the operation: its task stops at its next wait, and the future completes with
+/// `HB_ERR_CANCELLED` (its callback, if any, runs as usual). `HB_OK` when the request was
+/// made; `HB_ERR_INVALID_STATE` when the future had already completed (nothing changes). A write
+/// already sent may still be applied by the server. Thread-safe; does not block.
+#[no_mangle]
+pub unsafe extern "C" fn hb_future_cancel(future: *mut hb_future) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `future` is NULL or live.
+        let future = unsafe { arg_ref(future.cast_const(), "future") }?;
+        if future.is_done() {
+            return Err(hb_error::new(
+                hb_status::HB_ERR_INVALID_STATE,
+                "the operation already completed",
+            ));
+        }
+        future
+            .cancelled
+            .store(true, std::sync::atomic::Ordering::Release);
+        if let Some(abort) = future
+            .abort
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
+            abort.abort();
+        }
+        Ok(())
+    })
+}
+
 /// Frees the handle. A running operation is not cancelled: it completes, its result is dropped
 /// and a callback already set still runs. NULL is ignored.
 #[no_mangle]
 pub unsafe extern "C" fn hb_future_free(future: *mut hb_future) {
     ffi_value!((), {
-        let _context = crate::runtime::enter();
         // SAFETY: `future` is NULL or C's reference, not freed yet.
         unsafe { arc_free(future) };
         Some(())

@@ -10,8 +10,10 @@
 //! `HB_ERR_INVALID_ARGUMENT`; no Rust panic crosses into C (`boundary.rs`), and every raw-pointer
 //! conversion lives in `argconv.rs`.
 //!
-//! The library owns one multi-thread tokio runtime (`runtime.rs`): blocking calls wait on it,
-//! `_async` calls spawn tasks on it that complete an [`hb_future`].
+//! Threads (`runtime.rs`, `executor.rs`): each connection owns a multi-thread tokio runtime for
+//! its I/O, where blocking calls wait and `_async` calls spawn the tasks that complete an
+//! [`hb_future`]; callbacks run on one shared, fixed-size completion executor, never on I/O
+//! threads, so they may block.
 //!
 //! # Safety
 //!
@@ -27,12 +29,17 @@
 
 #[macro_use]
 mod boundary;
+mod admin;
 mod argconv;
 mod atomic;
 mod batch;
 mod connection;
 mod error;
+mod executor;
+mod filter;
 mod future;
+mod library;
+mod mutations;
 mod mutator;
 mod ops;
 mod result;
@@ -45,11 +52,15 @@ mod table;
 #[cfg(test)]
 mod exports_tests;
 
+pub use admin::*;
 pub use atomic::*;
 pub use batch::*;
 pub use connection::*;
 pub use error::*;
+pub use filter::*;
 pub use future::*;
+pub use library::*;
+pub use mutations::*;
 pub use mutator::*;
 pub use ops::*;
 pub use result::*;

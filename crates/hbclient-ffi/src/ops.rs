@@ -8,8 +8,11 @@
 use bytes::Bytes;
 use std::ffi::c_void;
 
-use crate::argconv::{arg_bytes, arg_column, arg_family, arg_mut, arg_out, into_raw, take};
+use crate::argconv::{
+    arg_bytes, arg_column, arg_family, arg_mut, arg_out, arg_ref, into_raw, take,
+};
 use crate::error::{hb_error, hb_status};
+use crate::filter::hb_filter;
 
 /// `HConstants.LATEST_TIMESTAMP`: let the server pick the time.
 pub const HB_LATEST_TIMESTAMP: u64 = 9223372036854775807;
@@ -314,6 +317,114 @@ pub unsafe extern "C" fn hb_delete_free(del: *mut hb_delete) {
     ffi_value!((), {
         // SAFETY: `del` is NULL or an owned builder.
         drop(unsafe { take(del) });
+        Some(())
+    })
+}
+
+/// Reads only cells with `from_ms <= timestamp < to_ms` (milliseconds since the epoch).
+#[no_mangle]
+pub unsafe extern "C" fn hb_get_set_time_range(
+    get: *mut hb_get,
+    from_ms: u64,
+    to_ms: u64,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `get` is NULL or a live builder.
+        let get = unsafe { arg_mut(get, "get") }?;
+        if from_ms > to_ms {
+            return Err(hb_error::invalid(format!(
+                "time range [{from_ms}, {to_ms}) ends before it starts"
+            )));
+        }
+        update(&mut get.get, |g| g.time_range(from_ms, to_ms));
+        Ok(())
+    })
+}
+
+/// Applies a copy of `filter` on the server (replacing an earlier one).
+#[no_mangle]
+pub unsafe extern "C" fn hb_get_set_filter(
+    get: *mut hb_get,
+    filter: *const hb_filter,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: handles are NULL or live.
+        let (get, filter) = unsafe { (arg_mut(get, "get")?, arg_ref(filter, "filter")?) };
+        let filter = filter.filter.clone();
+        update(&mut get.get, |g| g.filter(filter));
+        Ok(())
+    })
+}
+
+/// Bytes to append atomically to columns of one row (an `Append`): each value is added to the
+/// end of the column's current value (a missing column counts as empty). Sent with a nonce, so
+/// a retry is not applied twice. A plain value: one thread at a time.
+pub struct hb_append {
+    pub(crate) append: Option<hbcore::Append>,
+}
+
+impl hb_append {
+    pub(crate) fn value(&self) -> hbcore::Append {
+        self.append
+            .clone()
+            .expect("an append builder always holds its append")
+    }
+}
+
+/// Starts an append to `row` (not empty). Free with `hb_append_free`.
+#[no_mangle]
+pub unsafe extern "C" fn hb_append_new(
+    row: *const c_void,
+    row_len: usize,
+    out: *mut *mut hb_append,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: buffers come with their lengths; `out` is NULL or writable.
+        let (row, out) = unsafe { (arg_bytes(row, row_len, "row")?, arg_out(out, "out")?) };
+        if row.is_empty() {
+            return Err(empty_row());
+        }
+        out.write(into_raw(hb_append {
+            append: Some(hbcore::Append::new(copy(row))),
+        }));
+        Ok(())
+    })
+}
+
+/// Adds `value` to append to `family:qualifier` (qualifier and value may be empty; the family
+/// may not).
+#[no_mangle]
+pub unsafe extern "C" fn hb_append_add(
+    append: *mut hb_append,
+    family: *const c_void,
+    family_len: usize,
+    qualifier: *const c_void,
+    qualifier_len: usize,
+    value: *const c_void,
+    value_len: usize,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: buffers come with their lengths; `append` is NULL or a live builder.
+        let (append, (family, qualifier), value) = unsafe {
+            (
+                arg_mut(append, "append")?,
+                arg_column(family, family_len, qualifier, qualifier_len)?,
+                arg_bytes(value, value_len, "value")?,
+            )
+        };
+        update(&mut append.append, |a| {
+            a.add(family, qualifier, copy(value))
+        });
+        Ok(())
+    })
+}
+
+/// Frees an append. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn hb_append_free(append: *mut hb_append) {
+    ffi_value!((), {
+        // SAFETY: `append` is NULL or owned.
+        drop(unsafe { take(append) });
         Some(())
     })
 }

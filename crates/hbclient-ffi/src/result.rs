@@ -117,7 +117,10 @@ pub unsafe extern "C" fn hb_result_cell(
 }
 
 /// The newest value of column `family:qualifier`: `HB_OK` with `value`/`value_len` set, or
-/// `HB_ERR_NOT_FOUND` when the result has no such column.
+/// `HB_ERR_NOT_FOUND` when the result has no such column. So an empty value and an absent column
+/// differ: a present, empty value is `HB_OK` with `*value_len` 0 (and `*value` not NULL); an
+/// absent one is `HB_ERR_NOT_FOUND` (outputs untouched). `value` points into the result (valid
+/// until `hb_result_free`).
 #[no_mangle]
 pub unsafe extern "C" fn hb_result_value(
     result: *const hb_result,

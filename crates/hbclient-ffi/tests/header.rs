@@ -42,3 +42,21 @@ fn every_export_is_documented() {
         "found only {functions} function declarations"
     );
 }
+
+#[test]
+fn checked_in_abi_list_is_current() {
+    // abi/hbclient.abi lists every declaration of the header, one a line: a removed or changed
+    // function, constant or enum value shows as a diff in review.
+    let fresh = header::abi_list(&header::generate());
+    let checked_in = std::fs::read_to_string(header::abi_path()).unwrap_or_default();
+    assert!(
+        checked_in == fresh,
+        "{} is out of date: run `cargo run -p hbclient-ffi --example gen_header`, review the \
+         diff (a removed or changed line breaks the ABI) and commit it",
+        header::abi_path().display()
+    );
+    assert!(fresh
+        .lines()
+        .any(|l| l.starts_with("hb_status hb_connection_open(")));
+    assert!(fresh.contains("HB_ERR_AUTHENTICATION = 14"));
+}

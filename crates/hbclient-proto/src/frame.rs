@@ -25,6 +25,8 @@ pub const SIMPLE_PREAMBLE: [u8; 6] = *b"HBas\x00\x50";
 pub const CONNECTION_CALL_ID: u32 = u32::MAX;
 /// Largest frame accepted by default: HBase's `hbase.ipc.max.request.size` (256 MiB).
 pub const DEFAULT_MAX_FRAME_LEN: usize = 256 * 1024 * 1024;
+/// The most [`take_frame`] reserves ahead of the bytes of a partly received frame.
+pub const FRAME_READ_CHUNK: usize = 64 * 1024;
 /// The cellblock codec both sides use: KeyValues without tags.
 pub const KEY_VALUE_CODEC_CLASS: &str = "org.apache.hadoop.hbase.codec.KeyValueCodec";
 /// The tag-carrying variant of the KeyValue codec (decoded the same way; tags are skipped).
@@ -122,7 +124,9 @@ pub fn take_frame(buf: &mut BytesMut, max_len: usize) -> Result<Option<Bytes>, D
         ));
     }
     if buf.len() < 4 + len {
-        buf.reserve(4 + len - buf.len());
+        // Grow as bytes arrive, not by what the peer announces: a frame claiming 256 MiB must
+        // not make us allocate it before its bytes exist.
+        buf.reserve((4 + len - buf.len()).min(FRAME_READ_CHUNK));
         return Ok(None);
     }
     buf.advance(4);
@@ -516,6 +520,15 @@ mod tests {
         );
         buf.extend_from_slice(&[0, 0, 1, 0]);
         assert!(take_frame(&mut buf, 100).is_err());
+    }
+
+    #[test]
+    fn announced_lengths_are_not_reserved_up_front() {
+        let mut buf = BytesMut::new();
+        buf.extend_from_slice(&(200u32 << 20).to_be_bytes());
+        buf.extend_from_slice(b"0123456789");
+        assert_eq!(take_frame(&mut buf, DEFAULT_MAX_FRAME_LEN).unwrap(), None);
+        assert!(buf.capacity() <= 2 * FRAME_READ_CHUNK, "{}", buf.capacity());
     }
 
     #[test]

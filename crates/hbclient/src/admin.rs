@@ -11,10 +11,11 @@ use bytes::Bytes;
 use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 
-use crate::client::{Connection, Core};
+use crate::client::Connection;
 use crate::error::{Error, RemoteError, Result};
 use crate::retry::{pause_time, with_retries};
 use crate::rpc::Service;
+use crate::shared::Core;
 
 /// A column family's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]

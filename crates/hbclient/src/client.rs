@@ -1,237 +1,18 @@
-//! `Connection`: the shared core every table, scanner and admin handle uses: configuration, the
-//! RPC pool, the registry and the region locator.
+//! `Connection`: the public handle on a cluster. It connects, then hands out tables, mutators
+//! and admins over the shared [`Core`].
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use bytes::Bytes;
-use hbclient_proto::frame::ResponseFrame;
 use hbclient_proto::meta::TableName;
-use hbclient_proto::pb;
-use prost::Message;
-use tracing::Instrument;
 
 use crate::config::Config;
-use crate::error::{Error, ErrorKind, Result};
-use crate::locate::{LocateContext, Locator, RegionLocation, Registry};
+use crate::error::{Error, Result};
+use crate::locate::Registry;
 use crate::metrics::{Metrics, MetricsSnapshot};
 use crate::retry::{with_retries, Deadline, RetryPolicy};
-use crate::rpc::{RpcPool, Service};
+use crate::rpc::RpcPool;
+use crate::shared::Core;
 use crate::table::AsyncTable;
-
-/// What all handles of one connection share.
-pub(crate) struct Core {
-    pub(crate) config: Config,
-    pub(crate) pool: RpcPool,
-    pub(crate) registry: Registry,
-    pub(crate) locator: Locator,
-    pub(crate) metrics: Arc<Metrics>,
-    pub(crate) nonce_group: u64,
-    next_nonce: AtomicU64,
-    closed: AtomicBool,
-    cluster_id: String,
-}
-
-/// A random 64-bit value from the standard library's per-process random keys.
-fn random_u64(salt: u64) -> u64 {
-    use std::hash::{BuildHasher, RandomState};
-    RandomState::new().hash_one((salt, std::time::SystemTime::now()))
-}
-
-impl Core {
-    pub(crate) fn policy(&self) -> RetryPolicy {
-        RetryPolicy {
-            retries: self.config.retries,
-            pause: self.config.pause,
-            pause_overloaded: self.config.pause_overloaded,
-        }
-    }
-
-    /// A deadline one operation timeout from now.
-    pub(crate) fn deadline(&self) -> Deadline {
-        Deadline::after(self.config.operation_timeout)
-    }
-
-    pub(crate) fn check_open(&self) -> Result<()> {
-        if self.closed.load(Ordering::Acquire) {
-            return Err(Error::new(ErrorKind::Closed, "the connection is closed"));
-        }
-        Ok(())
-    }
-
-    /// A nonce for one increment or append, kept across its retries.
-    pub(crate) fn new_nonce(&self) -> u64 {
-        loop {
-            let n = self.next_nonce.fetch_add(1, Ordering::Relaxed);
-            if n != 0 {
-                return n;
-            }
-        }
-    }
-
-    pub(crate) fn count_retry(&self) {
-        self.metrics.retries.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn locate_ctx(&self) -> LocateContext<'_> {
-        LocateContext {
-            pool: &self.pool,
-            registry: &self.registry,
-            rpc_timeout: self.config.rpc_timeout,
-        }
-    }
-
-    /// The location of `row` in `table`.
-    pub(crate) async fn locate(
-        &self,
-        table: &TableName,
-        row: &[u8],
-        deadline: Deadline,
-    ) -> Result<Arc<RegionLocation>> {
-        self.locator
-            .locate(&self.locate_ctx(), table, row, deadline)
-            .await
-    }
-
-    /// The location of the wanted region (for scans stepping across regions).
-    pub(crate) async fn locate_for(
-        &self,
-        table: &TableName,
-        want: crate::locate::Want<'_>,
-        deadline: Deadline,
-    ) -> Result<Arc<RegionLocation>> {
-        self.locator
-            .locate_for(&self.locate_ctx(), table, want, deadline)
-            .await
-    }
-
-    /// One attempt of a call to the region holding `row`, its answer read by `parse`; on any
-    /// failure (including a region error found while parsing) the location cache is corrected.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn region_attempt<M: Message, T>(
-        &self,
-        table: &TableName,
-        row: &[u8],
-        attempt: u32,
-        deadline: Deadline,
-        method: &'static str,
-        request: impl Fn(&RegionLocation) -> (M, Bytes),
-        parse: impl Fn(ResponseFrame) -> Result<T>,
-    ) -> Result<T> {
-        let loc = self.locate(table, row, deadline).await?;
-        let (param, cells) = request(&loc);
-        let timeout = deadline.rpc_timeout(self.config.rpc_timeout)?;
-        let span = tracing::debug_span!(
-            "attempt",
-            table = %table,
-            region = %String::from_utf8_lossy(&loc.name),
-            server = %loc.server,
-            attempt,
-        );
-        let outcome = match self
-            .pool
-            .call(
-                &loc.server,
-                Service::Client,
-                method,
-                &param,
-                &cells,
-                timeout,
-            )
-            .instrument(span)
-            .await
-        {
-            Ok(frame) => parse(frame),
-            Err(e) => Err(e),
-        };
-        match outcome {
-            Ok(value) => Ok(value),
-            Err(e) => Err(self.after_region_error(table, &loc, e, deadline).await),
-        }
-    }
-
-    /// Corrects the cache after a failed region call and turns "region not served" of a disabled
-    /// table into TableNotEnabled (which is final).
-    pub(crate) async fn after_region_error(
-        &self,
-        table: &TableName,
-        loc: &RegionLocation,
-        e: Error,
-        deadline: Deadline,
-    ) -> Error {
-        self.locator.on_error(loc, &e, &self.pool);
-        if let Some(disabled) = self.disabled_error(table, &e, deadline).await {
-            return disabled;
-        }
-        e.with_context("table", table.to_string())
-            .with_context("region", String::from_utf8_lossy(&loc.name).into_owned())
-    }
-
-    /// TableNotEnabled when `e` is "region not served" and the master says the table is disabled.
-    pub(crate) async fn disabled_error(
-        &self,
-        table: &TableName,
-        e: &Error,
-        deadline: Deadline,
-    ) -> Option<Error> {
-        let not_serving = e
-            .remote_class()
-            .is_some_and(|c| c == "org.apache.hadoop.hbase.NotServingRegionException");
-        if !not_serving || self.table_disabled(table, deadline).await != Some(true) {
-            return None;
-        }
-        Some(Error::remote(crate::error::RemoteError {
-            class: "org.apache.hadoop.hbase.TableNotEnabledException".into(),
-            message: table.to_string(),
-            do_not_retry: true,
-            server_overloaded: false,
-            moved_to: None,
-        }))
-    }
-
-    /// Whether the master says the table is disabled (`None` if it cannot tell right now).
-    async fn table_disabled(&self, table: &TableName, deadline: Deadline) -> Option<bool> {
-        let request = pb::GetTableStateRequest {
-            table_name: table.to_pb(),
-        };
-        let response: pb::GetTableStateResponse = self
-            .master_call("GetTableState", &request, deadline)
-            .await
-            .ok()?;
-        Some(response.table_state.state == pb::table_state::State::Disabled as i32)
-    }
-
-    /// One call to the active master (no retries; callers retry).
-    pub(crate) async fn master_call<R: Message + Default>(
-        &self,
-        method: &'static str,
-        request: &impl Message,
-        deadline: Deadline,
-    ) -> Result<R> {
-        let timeout = deadline.rpc_timeout(self.config.rpc_timeout)?;
-        let master = self.registry.master(&self.pool, timeout).await?;
-        let frame = self
-            .pool
-            .call(&master, Service::Master, method, request, &[], timeout)
-            .await?;
-        Ok(frame.body::<R>(method)?)
-    }
-
-    /// A master call with retries.
-    pub(crate) async fn master_call_retrying<R: Message + Default>(
-        &self,
-        method: &'static str,
-        request: &impl Message,
-    ) -> Result<R> {
-        with_retries(
-            self.policy(),
-            self.deadline(),
-            || self.count_retry(),
-            |_, deadline| self.master_call(method, request, deadline),
-        )
-        .await
-    }
-}
 
 /// A connection to one HBase cluster. Cheap to clone; share one per process.
 ///
@@ -253,7 +34,7 @@ pub struct Connection {
 impl std::fmt::Debug for Connection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connection")
-            .field("cluster_id", &self.core.cluster_id)
+            .field("cluster_id", &self.core.cluster_id())
             .field("discovery", self.core.config.discovery())
             .finish()
     }
@@ -290,19 +71,8 @@ impl Connection {
             },
         )
         .await?;
-        let seed = random_u64(0);
-        let core = Core {
-            nonce_group: random_u64(1) | 1,
-            next_nonce: AtomicU64::new(seed),
-            config,
-            pool,
-            registry,
-            locator: Locator::default(),
-            metrics,
-            closed: AtomicBool::new(false),
-            cluster_id,
-        };
-        tracing::debug!(cluster_id = %core.cluster_id, "connected to HBase");
+        let core = Core::new(config, pool, registry, metrics, cluster_id);
+        tracing::debug!(cluster_id = %core.cluster_id(), "connected to HBase");
         Ok(Connection {
             core: Arc::new(core),
         })
@@ -318,7 +88,7 @@ impl Connection {
 
     /// The cluster id read at connect time.
     pub fn cluster_id(&self) -> &str {
-        &self.core.cluster_id
+        self.core.cluster_id()
     }
 
     /// The configuration.
@@ -331,10 +101,9 @@ impl Connection {
         self.core.metrics.snapshot()
     }
 
-    /// Closes every TCP connection; operations on any handle fail with [`ErrorKind::Closed`].
+    /// Closes every TCP connection; operations on any handle fail with [`ErrorKind::Closed`](crate::ErrorKind::Closed).
     pub fn close(&self) {
-        self.core.closed.store(true, Ordering::Release);
-        self.core.pool.close();
+        self.core.close();
     }
 
     /// Drops cached region locations of a table (after out-of-band changes such as a split

@@ -45,6 +45,16 @@ pub struct Config {
     pub(crate) rpc_timeout: Duration,
     pub(crate) operation_timeout: Duration,
     pub(crate) connect_timeout: Duration,
+    /// A connection with calls in flight that receives nothing for this long is failed.
+    pub(crate) read_timeout: Duration,
+    /// A connection that cannot write any of its queued bytes for this long is failed.
+    pub(crate) write_timeout: Duration,
+    /// This many calls in a row timing out on one connection fail it (0: never).
+    pub(crate) max_consecutive_timeouts: u32,
+    /// Request bytes in flight on one connection before callers wait for room.
+    pub(crate) max_in_flight_bytes_per_connection: usize,
+    /// Request bytes in flight on all connections of the client before callers wait for room.
+    pub(crate) max_in_flight_bytes: usize,
     pub(crate) pool_size: usize,
     pub(crate) scanner_caching: u32,
     pub(crate) scanner_max_result_size: u64,
@@ -104,6 +114,11 @@ impl Default for Config {
             rpc_timeout: Duration::from_secs(60),
             operation_timeout: Duration::from_secs(1200),
             connect_timeout: Duration::from_secs(10),
+            read_timeout: Duration::from_secs(20),
+            write_timeout: Duration::from_secs(60),
+            max_consecutive_timeouts: 3,
+            max_in_flight_bytes_per_connection: 64 * 1024 * 1024,
+            max_in_flight_bytes: 256 * 1024 * 1024,
             pool_size: 1,
             scanner_caching: i32::MAX as u32,
             scanner_max_result_size: 2 * 1024 * 1024,
@@ -291,7 +306,23 @@ impl ConfigBuilder {
     /// `hbase.client.scanner.caching`, `hbase.client.scanner.max.result.size`,
     /// `hbase.client.scanner.timeout.period`, `hbase.client.write.buffer`,
     /// `hbase.client.write.buffer.periodicflush.timeout.ms`, `hbase.client.write.buffer.maxinflight`,
-    /// `hbase.client.keyvalue.maxsize`, `hbase.client.user` (the user name sent to the server).
+    /// `hbase.client.keyvalue.maxsize`, `hbase.client.user` (the user name sent to the server),
+    /// `hbase.ipc.client.socket.timeout.read` and `.write` (see [`ConfigBuilder::socket_timeouts`]),
+    /// `hbclient.rpc.max.consecutive.timeouts`, `hbclient.rpc.connection.max.inflight.bytes` and
+    /// `hbclient.rpc.max.inflight.bytes` (see [`ConfigBuilder::max_in_flight_bytes`]).
+    ///
+    /// TLS: `hbase.client.netty.tls.enabled`, `hbase.client.netty.tls.verify.server.hostname`,
+    /// `hbase.client.netty.tls.handshaketimeout`, `hbase.rpc.tls.truststore.{location,type,password}`
+    /// (PEM; no truststore: the system's CAs), `hbase.rpc.tls.keystore.{location,type,password}`
+    /// (one PEM file: unencrypted PKCS#8 key and certificate chain, for mutual TLS),
+    /// `hbase.rpc.tls.protocol`, `hbase.rpc.tls.enabledProtocols`, `hbase.rpc.tls.ciphersuites`.
+    ///
+    /// Kerberos: `hbase.security.authentication` (or `hadoop.security.authentication`) =
+    /// `kerberos`, `hbase.rpc.protection` (`authentication`, `integrity`, `privacy`; a list in
+    /// order of preference), `hbase.regionserver.kerberos.principal`,
+    /// `hbase.master.kerberos.principal` (`_HOST` becomes the server's host name as given),
+    /// `hbase.client.keytab.file` + `hbase.client.keytab.principal` (else the ticket cache,
+    /// `KRB5CCNAME`), `hbase.ipc.client.fallback-to-simple-auth-allowed` (default false).
     pub fn set(mut self, key: &str, value: &str) -> Result<ConfigBuilder> {
         if self.apply(key, value)? {
             Ok(self)
@@ -371,6 +402,17 @@ impl ConfigBuilder {
                 c.operation_timeout = millis(key, value)?
             }
             "hbase.ipc.client.socket.timeout.connect" => c.connect_timeout = millis(key, value)?,
+            "hbase.ipc.client.socket.timeout.read" => c.read_timeout = millis(key, value)?,
+            "hbase.ipc.client.socket.timeout.write" => c.write_timeout = millis(key, value)?,
+            "hbclient.rpc.max.consecutive.timeouts" => {
+                c.max_consecutive_timeouts = number(key, value)?
+            }
+            "hbclient.rpc.connection.max.inflight.bytes" => {
+                c.max_in_flight_bytes_per_connection = number::<usize>(key, value)?.max(1)
+            }
+            "hbclient.rpc.max.inflight.bytes" => {
+                c.max_in_flight_bytes = number::<usize>(key, value)?.max(1)
+            }
             "hbase.client.ipc.pool.size" => c.pool_size = number::<usize>(key, value)?.max(1),
             "hbase.client.scanner.caching" => c.scanner_caching = number(key, value)?,
             "hbase.client.scanner.max.result.size" => {
@@ -509,6 +551,35 @@ impl ConfigBuilder {
     /// Byte threshold at which a `BufferedMutator` flushes (`hbase.client.write.buffer`).
     pub fn write_buffer(mut self, bytes: usize) -> ConfigBuilder {
         self.config.write_buffer = bytes;
+        self
+    }
+
+    /// Dead-peer detection: a connection with calls in flight that receives no byte for `read`
+    /// (`hbase.ipc.client.socket.timeout.read`, 20 s), or that cannot write any queued byte for
+    /// `write` (`hbase.ipc.client.socket.timeout.write`, 60 s), is failed with every call on it.
+    pub fn socket_timeouts(mut self, read: Duration, write: Duration) -> ConfigBuilder {
+        self.config.read_timeout = read;
+        self.config.write_timeout = write;
+        self
+    }
+
+    /// This many calls in a row timing out on one connection fail the connection, so the next
+    /// attempt opens a new one (`hbclient.rpc.max.consecutive.timeouts`, 3; 0 turns it off).
+    pub fn max_consecutive_timeouts(mut self, n: u32) -> ConfigBuilder {
+        self.config.max_consecutive_timeouts = n;
+        self
+    }
+
+    /// Bounds request bytes in flight, per connection (64 MiB) and for the whole client
+    /// (256 MiB). Callers beyond them wait for room, at most until their deadline. A single request
+    /// larger than a bound still goes, alone.
+    pub fn max_in_flight_bytes(
+        mut self,
+        per_connection: usize,
+        per_client: usize,
+    ) -> ConfigBuilder {
+        self.config.max_in_flight_bytes_per_connection = per_connection.max(1);
+        self.config.max_in_flight_bytes = per_client.max(1);
         self
     }
 

@@ -34,8 +34,8 @@ mod metrics;
 mod mutator;
 mod retry;
 mod rpc;
-#[allow(dead_code)] // called from the connection's handshake once Kerberos is wired in
 mod security;
+mod shared;
 mod table;
 mod tls;
 

@@ -13,6 +13,7 @@ use crate::client::Connection;
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
 use crate::metrics::{RpcTally, RPC_TALLY};
+use crate::retry::Deadline;
 use crate::table::{Action, AsyncTable, Mutation};
 
 /// A callback told about each mutation that could not be written, with its error.
@@ -363,6 +364,7 @@ impl Shared {
             permits: batch.iter().map(|e| e.permits as usize).sum(),
             bytes,
             batch,
+            deadline: self.table.core().deadline(),
         };
         handle.spawn(send(completion));
         Some(seq)
@@ -437,6 +439,8 @@ struct Completion {
     bytes: usize,
     /// The flush's mutations until their results are known.
     batch: Vec<Entry>,
+    /// One operation timeout from when the flush was cut: waiting for earlier flushes counts.
+    deadline: Deadline,
 }
 
 impl Drop for Completion {
@@ -485,7 +489,10 @@ async fn send(mut completion: Completion) {
         .collect();
     let tally = Arc::new(RpcTally::default());
     let results = RPC_TALLY
-        .scope(tally.clone(), shared.table.batch(actions))
+        .scope(
+            tally.clone(),
+            shared.table.batch_until(actions, completion.deadline),
+        )
         .await;
     let c = &shared.counters;
     c.mutation_bytes.fetch_add(bytes as u64, Ordering::Relaxed);

@@ -12,12 +12,30 @@ use crate::error::{Error, ErrorKind, Result};
 /// HBase's `HConstants.RETRY_BACKOFF` multipliers.
 const RETRY_BACKOFF: [u32; 13] = [1, 2, 3, 5, 10, 20, 40, 100, 100, 100, 100, 200, 200];
 
-/// The pause before retry number `tries` (0-based), as `ConnectionUtils.getPauseTime`.
+/// The pause before retry number `tries` (0-based), as `ConnectionUtils.getPauseTime`: the
+/// backoff table times `pause`, plus a random jitter of up to 1% so that operations that failed
+/// together do not retry in lock step.
 pub(crate) fn pause_time(pause: Duration, tries: u32) -> Duration {
     let base = pause * RETRY_BACKOFF[(tries as usize).min(RETRY_BACKOFF.len() - 1)];
-    // Up to 1% jitter so that many clients do not retry in lock step.
-    let jitter_permille = u64::from(std::process::id() ^ (tries.wrapping_mul(2_654_435_761))) % 10;
-    base + base * jitter_permille as u32 / 1000
+    base + base.mul_f64(random_unit() * 0.01)
+}
+
+/// A random number in `[0, 1)`: a per-thread xorshift64* generator seeded from the standard
+/// library's random hash keys (no dependency for a jitter).
+fn random_unit() -> f64 {
+    use std::cell::Cell;
+    use std::hash::{BuildHasher, RandomState};
+    thread_local! {
+        static STATE: Cell<u64> = Cell::new(RandomState::new().hash_one(std::thread::current().id()) | 1);
+    }
+    STATE.with(|state| {
+        let mut x = state.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        state.set(x);
+        (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+    })
 }
 
 /// When an operation must be finished.
@@ -57,6 +75,20 @@ pub(crate) struct RetryPolicy {
     pub(crate) pause_overloaded: Duration,
 }
 
+impl RetryPolicy {
+    /// The pause before retry number `tries` after `error`: the longer overloaded pause when
+    /// the server said it is overloaded (`CallQueueTooBigException` and the like).
+    pub(crate) fn pause_after(&self, tries: u32, error: &Error) -> Duration {
+        let overloaded = error.remote_error().is_some_and(|r| r.server_overloaded);
+        let base = if overloaded {
+            self.pause_overloaded
+        } else {
+            self.pause
+        };
+        pause_time(base, tries)
+    }
+}
+
 /// Runs `attempt` until it succeeds, fails for good, runs out of retries or out of time.
 /// `attempt` receives the attempt number (0-based) and the deadline; it is responsible for
 /// invalidating stale locations before returning a retriable error.
@@ -89,13 +121,7 @@ where
         if tries >= policy.retries {
             return Err(error.with_context("attempts", (tries + 1).to_string()));
         }
-        let overloaded = error.remote_error().is_some_and(|r| r.server_overloaded);
-        let base = if overloaded {
-            policy.pause_overloaded
-        } else {
-            policy.pause
-        };
-        let pause = pause_time(base, tries);
+        let pause = policy.pause_after(tries, &error);
         if pause >= deadline.remaining() {
             return Err(Error::new(
                 ErrorKind::Timeout,
@@ -125,6 +151,36 @@ mod tests {
         assert!((200..=202).contains(&ms(1)));
         assert!((10_000..=10_100).contains(&ms(7)));
         assert!((20_000..=20_200).contains(&ms(50)));
+    }
+
+    #[test]
+    fn jitter_is_random_and_at_most_one_percent() {
+        let p = Duration::from_millis(1000);
+        let pauses: std::collections::HashSet<Duration> =
+            (0..100).map(|_| pause_time(p, 0)).collect();
+        assert!(pauses.len() > 50, "{} distinct pauses", pauses.len());
+        assert!(pauses.iter().all(|d| *d >= p && *d <= p * 101 / 100));
+        // Other threads draw other numbers.
+        let other = std::thread::spawn(move || pause_time(p, 0)).join().unwrap();
+        assert!(other >= p && other <= p * 101 / 100);
+    }
+
+    #[test]
+    fn overloaded_servers_get_the_longer_pause() {
+        let policy = RetryPolicy {
+            retries: 3,
+            pause: Duration::from_millis(10),
+            pause_overloaded: Duration::from_millis(1000),
+        };
+        let overloaded = Error::remote(crate::error::RemoteError {
+            class: "org.apache.hadoop.hbase.CallQueueTooBigException".into(),
+            message: String::new(),
+            do_not_retry: false,
+            server_overloaded: true,
+            moved_to: None,
+        });
+        assert!(policy.pause_after(0, &overloaded) >= Duration::from_millis(1000));
+        assert!(policy.pause_after(0, &Error::connection("x")) < Duration::from_millis(20));
     }
 
     fn policy(retries: u32) -> RetryPolicy {

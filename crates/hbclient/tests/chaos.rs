@@ -11,333 +11,18 @@
 //! with verification and tear-down, up to ~15 GB, most of it the in-process cluster's data):
 //! `HBCLIENT_CHAOS_OPS=450000 HBCLIENT_CHAOS_SECS=1500 cargo test --release -p hbclient --test chaos nothing_acknowledged -- --nocapture`.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use hbclient::{Action, Config, Connection, Get, Increment, MutatorOptions, Put, Scan};
+use hbclient::{Config, Connection, Get, MutatorOptions, Put, Scan};
 use mini_hbase::exception::class;
 use mini_hbase::{ClusterConfig, Match, MiniCluster, Reaction, RemoteException, Rule};
 
-const TASKS: u64 = 8;
-/// Tasks sharing one `BufferedMutator` (ids after the plain tasks').
-const BUFFERED_TASKS: u64 = 2;
-/// OS threads on the blocking facade (ids after the buffered tasks').
-const BLOCKING_THREADS: u64 = 2;
-/// Mutations a buffered task hands over between its flushes.
-const MUTATIONS_PER_FLUSH: u64 = 200;
-const FLUSH_PAUSE: Duration = Duration::from_millis(200);
-const COUNTERS: u64 = 4;
-const OPERATION_TIMEOUT: Duration = Duration::from_secs(20);
-/// Scans stop after this many rows so their cost does not grow with the data written.
-const SCAN_LIMIT: u64 = 300;
-const SCAN_CACHING: u32 = 50;
+mod common;
 
-/// A tiny deterministic generator (no dependency needed for this).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
-#[derive(Default)]
-struct Ledger {
-    /// Rows whose put was acknowledged, with the value written.
-    acked_puts: HashMap<String, String>,
-    /// Acknowledged increment totals per counter, and totals of increments reported failed.
-    acked_increments: HashMap<u64, i64>,
-    failed_increments: HashMap<u64, i64>,
-    /// Rows whose put was reported failed, with the value it tried to write.
-    failed_puts: HashMap<String, String>,
-    /// Rows whose buffered put the mutator reported failed (through its error listener).
-    buffered_failed: HashSet<String>,
-    failures: u64,
-    slowest: Duration,
-    /// The longest `BufferedMutator::flush()`: it waits for every earlier flush, so it has no
-    /// single operation deadline and is reported apart.
-    slowest_flush: Duration,
-    ops: u64,
-    ops_by_kind: BTreeMap<&'static str, u64>,
-}
-
-impl Ledger {
-    fn book_put(&mut self, key: String, value: String, acknowledged: bool) {
-        if acknowledged {
-            self.acked_puts.insert(key, value);
-        } else {
-            self.failures += 1;
-            self.failed_puts.insert(key, value);
-        }
-    }
-
-    fn count(&mut self, kind: &'static str, took: Duration) {
-        self.ops += 1;
-        self.slowest = self.slowest.max(took);
-        *self.ops_by_kind.entry(kind).or_default() += 1;
-    }
-}
-
-fn row(task: u64, i: u64) -> String {
-    // Spread rows over the key space so every region sees traffic.
-    format!("{:02x}-{task}-{i}", (task * 7919 + i * 104729) % 256)
-}
-
-async fn timed<T>(
-    ledger: &Mutex<Ledger>,
-    kind: &'static str,
-    f: impl std::future::Future<Output = T>,
-) -> T {
-    let started = Instant::now();
-    let out = f.await;
-    ledger.lock().unwrap().count(kind, started.elapsed());
-    out
-}
-
-fn timed_blocking<T>(ledger: &Mutex<Ledger>, kind: &'static str, f: impl FnOnce() -> T) -> T {
-    let started = Instant::now();
-    let out = f();
-    ledger.lock().unwrap().count(kind, started.elapsed());
-    out
-}
-
-/// The newest of this task's last 50 rows whose put was acknowledged, with its value.
-fn recent_acked(ledger: &Mutex<Ledger>, task: u64, i: u64) -> Option<(String, String)> {
-    let l = ledger.lock().unwrap();
-    (0..i)
-        .rev()
-        .take(50)
-        .map(|j| row(task, j))
-        .find_map(|k| l.acked_puts.get(&k).map(|v| (k, v.clone())))
-}
-
-async fn worker(
-    conn: Connection,
-    table: String,
-    task: u64,
-    ops: u64,
-    until: Instant,
-    ledger: Arc<Mutex<Ledger>>,
-) {
-    let table = conn.table(&table).unwrap();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (task + 1));
-    let mut i = 0;
-    while i < ops && Instant::now() < until {
-        match rng.below(10) {
-            0..=3 => {
-                let key = row(task, i);
-                let value = format!("v{}", rng.next());
-                let put = Put::new(key.clone()).add("f", "q", value.clone());
-                let outcome = timed(&ledger, "put", table.put(put)).await;
-                ledger.lock().unwrap().book_put(key, value, outcome.is_ok());
-                i += 1;
-            }
-            4..=5 => {
-                let keys: Vec<(String, String)> = (0..10)
-                    .map(|k| (row(task, i + k), format!("b{}", rng.next())))
-                    .collect();
-                let actions = keys
-                    .iter()
-                    .map(|(k, v)| Action::Put(Put::new(k.clone()).add("f", "q", v.clone())))
-                    .collect();
-                let results = timed(&ledger, "batch", table.batch(actions)).await;
-                let mut l = ledger.lock().unwrap();
-                for ((k, v), r) in keys.into_iter().zip(results) {
-                    l.book_put(k, v, r.is_ok());
-                }
-                i += 10;
-            }
-            6 => {
-                let counter = rng.below(COUNTERS);
-                let delta = 1 + rng.below(5) as i64;
-                let inc = Increment::new(format!("counter-{counter}")).add("f", "n", delta);
-                let outcome = timed(&ledger, "increment", table.increment(inc)).await;
-                let mut l = ledger.lock().unwrap();
-                let book = if outcome.is_ok() {
-                    &mut l.acked_increments
-                } else {
-                    &mut l.failed_increments
-                };
-                *book.entry(counter).or_default() += delta;
-                if outcome.is_err() {
-                    l.failures += 1;
-                }
-                i += 1;
-            }
-            7..=8 => {
-                // Read back something this task wrote earlier.
-                if let Some((key, value)) = recent_acked(&ledger, task, i) {
-                    if let Ok(got) = timed(&ledger, "get", table.get(Get::new(key.clone()))).await {
-                        assert_eq!(
-                            got.value(b"f", b"q")
-                                .map(|v| String::from_utf8_lossy(v).into_owned()),
-                            Some(value),
-                            "an acknowledged write of {key} read back wrong"
-                        );
-                    }
-                }
-                i += 1;
-            }
-            _ => {
-                use futures::TryStreamExt;
-                // A bounded scan (several round trips, so scanners are live while regions move):
-                // its rows must come back in order, once each, inside the prefix.
-                let prefix = format!("{:02x}", rng.below(256));
-                let scan = Scan::new()
-                    .prefix(prefix.clone())
-                    .caching(SCAN_CACHING)
-                    .limit(SCAN_LIMIT);
-                let scanned =
-                    timed(&ledger, "scan", table.scan(scan).try_collect::<Vec<_>>()).await;
-                if let Ok(rows) = scanned {
-                    assert!(rows.len() as u64 <= SCAN_LIMIT, "scan ignored its limit");
-                    for pair in rows.windows(2) {
-                        assert!(
-                            pair[0].row() < pair[1].row(),
-                            "scan rows out of order or repeated: {:?} then {:?}",
-                            pair[0].row(),
-                            pair[1].row()
-                        );
-                    }
-                    assert!(
-                        rows.iter().all(|r| r.row().starts_with(prefix.as_bytes())),
-                        "scan returned a row outside its prefix"
-                    );
-                }
-                i += 1;
-            }
-        }
-    }
-}
-
-/// Puts through a `BufferedMutator` shared with other tasks. A row counts as acknowledged once a
-/// `flush()` that started after its `mutate()` returned and the error listener did not name it.
-async fn buffered_worker(
-    mutator: hbclient::BufferedMutator,
-    task: u64,
-    ops: u64,
-    until: Instant,
-    ledger: Arc<Mutex<Ledger>>,
-) {
-    let mut rng = Rng(0xB0FF_E4ED ^ (task + 1));
-    let mut pending: Vec<(String, String)> = Vec::new();
-    let mut i = 0;
-    while i < ops && Instant::now() < until {
-        let key = row(task, i);
-        let value = format!("m{}", rng.next());
-        let put = Put::new(key.clone()).add("f", "q", value.clone());
-        match timed(&ledger, "buffered mutate", mutator.mutate(put)).await {
-            Ok(()) => pending.push((key, value)),
-            Err(_) => ledger.lock().unwrap().book_put(key, value, false),
-        }
-        i += 1;
-        if i % MUTATIONS_PER_FLUSH == 0 || i >= ops || Instant::now() >= until {
-            settle(&mutator, &mut pending, &ledger).await;
-            // Buffering is far cheaper than the other operations: pace it so buffered writes
-            // keep going for the whole run instead of using up their share in the first seconds.
-            tokio::time::sleep(FLUSH_PAUSE).await;
-        }
-    }
-    settle(&mutator, &mut pending, &ledger).await;
-}
-
-/// Flushes and books this task's pending rows: failed ones were named to the listener before
-/// the flush completed, every other one is written.
-async fn settle(
-    mutator: &hbclient::BufferedMutator,
-    pending: &mut Vec<(String, String)>,
-    ledger: &Mutex<Ledger>,
-) {
-    let started = Instant::now();
-    let outcome = mutator.flush().await;
-    let took = started.elapsed();
-    let mut l = ledger.lock().unwrap();
-    assert!(
-        outcome.is_ok(),
-        "with an error listener, flush() reports nothing itself: {outcome:?}"
-    );
-    l.slowest_flush = l.slowest_flush.max(took);
-    for (key, value) in pending.drain(..) {
-        if l.buffered_failed.contains(&key) {
-            l.failed_puts.insert(key, value);
-        } else {
-            l.acked_puts.insert(key, value);
-        }
-    }
-}
-
-/// Puts, small batches and read-backs from an OS thread through the blocking facade.
-fn blocking_worker(
-    table: hbclient::blocking::Table,
-    task: u64,
-    ops: u64,
-    until: Instant,
-    ledger: Arc<Mutex<Ledger>>,
-) {
-    let mut rng = Rng(0x0B10_C0DE ^ (task + 1));
-    let mut i = 0;
-    while i < ops && Instant::now() < until {
-        match rng.below(4) {
-            0 | 1 => {
-                let key = row(task, i);
-                let value = format!("t{}", rng.next());
-                let put = Put::new(key.clone()).add("f", "q", value.clone());
-                let outcome = timed_blocking(&ledger, "blocking put", || table.put(put));
-                ledger.lock().unwrap().book_put(key, value, outcome.is_ok());
-                i += 1;
-            }
-            2 => {
-                let keys: Vec<(String, String)> = (0..5)
-                    .map(|k| (row(task, i + k), format!("s{}", rng.next())))
-                    .collect();
-                let puts = keys
-                    .iter()
-                    .map(|(k, v)| Put::new(k.clone()).add("f", "q", v.clone()))
-                    .collect();
-                let results = timed_blocking(&ledger, "blocking put_many", || table.put_many(puts));
-                let mut l = ledger.lock().unwrap();
-                match results {
-                    Ok(results) => {
-                        for ((k, v), r) in keys.into_iter().zip(results) {
-                            l.book_put(k, v, r.is_ok());
-                        }
-                    }
-                    Err(_) => {
-                        for (k, v) in keys {
-                            l.book_put(k, v, false);
-                        }
-                    }
-                }
-                i += 5;
-            }
-            _ => {
-                if let Some((key, value)) = recent_acked(&ledger, task, i) {
-                    let got = timed_blocking(&ledger, "blocking get", || {
-                        table.get(Get::new(key.clone()))
-                    });
-                    if let Ok(got) = got {
-                        assert_eq!(
-                            got.value(b"f", b"q")
-                                .map(|v| String::from_utf8_lossy(v).into_owned()),
-                            Some(value),
-                            "an acknowledged write of {key} read back wrong (blocking)"
-                        );
-                    }
-                }
-                i += 1;
-            }
-        }
-    }
-}
+use common::*;
 
 /// Keeps changing the cluster until `stop` is set.
 async fn chaos(
@@ -600,8 +285,17 @@ async fn nothing_acknowledged_is_lost_under_chaos() {
             acked + failed
         );
     }
+    // The same table, read whole, against the ledger (CAS chains included).
+    let verdict = verify_by_full_scan(&table, &ledger)
+        .await
+        .expect("final scan");
+    assert!(
+        verdict.ok(),
+        "the final scan disagrees with the ledger: {verdict:?}"
+    );
     let l = ledger.lock().unwrap();
     for kind in [
+        "checkAndMutate",
         "put",
         "batch",
         "increment",

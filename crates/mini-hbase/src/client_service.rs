@@ -123,7 +123,17 @@ pub(crate) fn store_error(e: StoreError) -> RemoteException {
 }
 
 /// Turns cells into a `Result`: in the cellblock when the connection has a codec, inline otherwise.
+///
+/// Shapes as HBase 2.6.4 sends them (`ProtobufUtil.toResult`/`toResultNoData`): an empty result
+/// is `{associated_cell_count: 0}`; a cellblock result `{associated_cell_count, stale}`; an
+/// inline one `{cell, stale, partial}`.
 pub(crate) fn to_result(cells: Vec<Cell>, cellblocks: bool, block: &mut Vec<u8>) -> pb::Result {
+    if cells.is_empty() {
+        return pb::Result {
+            associated_cell_count: Some(0),
+            ..Default::default()
+        };
+    }
     if cellblocks {
         for cell in &cells {
             cell.encode(block);
@@ -137,6 +147,7 @@ pub(crate) fn to_result(cells: Vec<Cell>, cellblocks: bool, block: &mut Vec<u8>)
         pb::Result {
             cell: cells.into_iter().map(cell_to_pb).collect(),
             stale: Some(false),
+            partial: Some(false),
             ..Default::default()
         }
     }
@@ -175,9 +186,10 @@ pub(crate) fn read_query(
 /// Reads one row for a Get (also used inside Multi).
 pub(crate) fn read_row(data: &RegionData, get: &pb::Get) -> Result<Vec<Cell>, RemoteException> {
     if get.closest_row_before.unwrap_or(false) {
+        // HBase 2.6.4 answers this with UnknownProtocolException (observed).
         return Err(RemoteException::new(
-            class::DO_NOT_RETRY,
-            "closest_row_before is no longer supported",
+            "org.apache.hadoop.hbase.exceptions.UnknownProtocolException",
+            "Is this a pre-hbase-1.0.0 or asynchbase client? Client is invoking getClosestRowBefore removed in hbase-2.0.0 replaced by reverse Scan.",
         ));
     }
     let mut query = read_query(&get.column, get.time_range.as_ref(), get.max_versions());
@@ -241,7 +253,7 @@ pub(crate) fn get_result(
     if get.existence_only.unwrap_or(false) {
         return pb::Result {
             exists: Some(!cells.is_empty()),
-            stale: Some(false),
+            associated_cell_count: Some(0),
             ..Default::default()
         };
     }
@@ -254,14 +266,14 @@ async fn get(conn: &Conn, request: pb::GetRequest) -> CallResult {
     let result = match resolve(conn, "Get", &request.region).await? {
         Target::Meta => {
             let cells = crate::meta_table::get(&conn.shared, get);
-            get_result(get, cells, conn.cellblocks, &mut block)
+            get_result(get, cells, conn.get_cellblocks(), &mut block)
         }
         Target::Region(region) => {
             region.check_row(&get.row)?;
             let data = region.lock_open()?;
             let cells = read_row(&data, get)?;
             drop(data);
-            get_result(get, cells, conn.cellblocks, &mut block)
+            get_result(get, cells, conn.get_cellblocks(), &mut block)
         }
     };
     Ok(Reply::with_cells(
@@ -393,7 +405,7 @@ pub(crate) fn apply_mutation(
                     // A retry of an operation already applied: answer with the current values,
                     // as HBase turns a duplicate increment/append into a get.
                     drop(nonces);
-                    return Ok(Some(current_values(data, &cells, now)));
+                    return Ok(Some(returned(m, current_values(data, &cells, now))));
                 }
             }
             let row = cells[0].row.clone();
@@ -430,8 +442,22 @@ pub(crate) fn apply_mutation(
                     .unwrap_or_else(|e| e.into_inner())
                     .insert(key, ());
             }
-            Ok(Some(result))
+            Ok(Some(returned(m, result)))
         }
+    }
+}
+
+/// The cells an increment or append answers with: none when the client set the `_rr_`
+/// ("return results") attribute to false, as HBase 2.6.4 does (observed: an empty Result).
+fn returned(m: &pb::MutationProto, cells: Vec<Cell>) -> Vec<Cell> {
+    let no_results = m
+        .attribute
+        .iter()
+        .any(|a| a.name == "_rr_" && a.value.as_deref() == Some(&[0u8][..]));
+    if no_results {
+        Vec::new()
+    } else {
+        cells
     }
 }
 
@@ -476,7 +502,14 @@ async fn mutate(conn: &Conn, request: pb::MutateRequest, cellblock: Bytes) -> Ca
     Ok(Reply::with_cells(
         pb::MutateResponse {
             result,
-            processed: Some(processed),
+            // HBase 2.6.4 (observed): checkAndMutate says whether it applied; a plain put or
+            // delete says true; an increment or append leaves it unset.
+            processed: match m.mutate_type() {
+                _ if request.condition.is_some() => Some(processed),
+                pb::mutation_proto::MutationType::Put
+                | pb::mutation_proto::MutationType::Delete => Some(true),
+                _ => None,
+            },
             ..Default::default()
         },
         block,

@@ -537,6 +537,11 @@ impl MiniCluster {
         crate::server::serve_one(self.shared.clone(), server, service, cellblocks, body).await
     }
 
+    /// Scanners open on region server `n` (clients that forget to close them show here).
+    pub fn open_scanners(&self, n: usize) -> usize {
+        self.shared.region_servers[n].scanners.live()
+    }
+
     /// True while region server `n` serves.
     pub fn is_running(&self, n: usize) -> bool {
         self.shared.region_servers[n].is_running()

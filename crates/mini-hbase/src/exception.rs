@@ -65,6 +65,13 @@ pub mod class {
     /// Fatal: a compressor mini-hbase does not implement.
     pub const UNSUPPORTED_COMPRESSION: &str =
         "org.apache.hadoop.hbase.ipc.UnsupportedCompressionCodecException";
+    /// The security preamble reached a server without Kerberos.
+    pub const SECURITY_NOT_ENABLED: &str =
+        "org.apache.hadoop.hbase.ipc.SecurityNotEnabledException";
+    /// Fatal: the preamble's RPC version is not 0.
+    pub const WRONG_VERSION: &str = "org.apache.hadoop.hbase.ipc.WrongVersionException";
+    /// Fatal: the preamble's authentication code is unknown.
+    pub const BAD_AUTH: &str = "org.apache.hadoop.hbase.ipc.BadAuthException";
     /// A plain I/O error (retried by clients).
     pub const IO: &str = "java.io.IOException";
 }
@@ -81,6 +88,14 @@ const DO_NOT_RETRY_CLASSES: &[&str] = &[
     class::UNKNOWN_SCANNER,
     class::OUT_OF_ORDER_SCANNER_NEXT,
     class::FAILED_SANITY_CHECK,
+    "org.apache.hadoop.hbase.exceptions.UnknownProtocolException",
+    // FatalConnectionException and its subclasses extend DoNotRetryIOException.
+    class::FATAL_CONNECTION,
+    class::WRONG_VERSION,
+    class::BAD_AUTH,
+    class::UNKNOWN_SERVICE,
+    class::UNSUPPORTED_CELL_CODEC,
+    class::UNSUPPORTED_COMPRESSION,
 ];
 
 /// Classes HBase flags as "server overloaded".
@@ -99,6 +114,9 @@ pub struct RemoteException {
     pub server_overloaded: bool,
     /// For `RegionMovedException`: where the region went.
     pub moved_to: Option<(String, u16)>,
+    /// Connection-level errors (preamble, header): HBase sends the bare message as `stack_trace`,
+    /// without the class name, and clients parse it (`Expected HEADER=`).
+    pub bare_message: bool,
 }
 
 impl RemoteException {
@@ -111,6 +129,16 @@ impl RemoteException {
             class,
             message: message.into(),
             moved_to: None,
+            bare_message: false,
+        }
+    }
+
+    /// A connection-level error as HBase sends it before any call: `stack_trace` is the message
+    /// alone.
+    pub fn connection(class: impl Into<String>, message: impl Into<String>) -> RemoteException {
+        RemoteException {
+            bare_message: true,
+            ..RemoteException::new(class, message)
         }
     }
 
@@ -150,6 +178,9 @@ impl RemoteException {
 
     /// The stringified exception HBase puts in `stack_trace` and in Multi's `NameBytesPair.value`.
     pub fn stack_trace(&self) -> String {
+        if self.bare_message {
+            return self.message.clone();
+        }
         format!("{}: {}\n\tat mini-hbase\n", self.class, self.message)
     }
 
@@ -161,7 +192,9 @@ impl RemoteException {
             hostname: self.moved_to.as_ref().map(|(h, _)| h.clone()),
             port: self.moved_to.as_ref().map(|(_, p)| i32::from(*p)),
             do_not_retry: Some(self.do_not_retry),
-            server_overloaded: Some(self.server_overloaded),
+            // Only HBaseServerException subclasses carry the flag (observed on 2.6.4: absent for
+            // connection errors and plain IOExceptions).
+            server_overloaded: self.server_overloaded.then_some(true),
         }
     }
 

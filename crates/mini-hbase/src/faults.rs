@@ -108,6 +108,17 @@ pub enum Reaction {
     CloseConnection,
     /// Never answer the call (the connection stays open).
     Stall,
+    /// Never answer the call, and stop reading the connection from now on (it stays open, so
+    /// the client's writes pile up in the socket buffers until they are full).
+    StopReading,
+    /// Never answer the call, and let the connection go silent both ways without closing it, as
+    /// when the peer's host vanishes (a half-open connection).
+    HalfOpen,
+    /// Serve the call, and from now on read the connection at most this many bytes per second.
+    SlowReader {
+        /// Read rate of the connection.
+        bytes_per_second: u64,
+    },
 }
 
 /// A rule as installed.
@@ -152,6 +163,8 @@ pub(crate) struct CallSite<'a> {
 #[derive(Debug, Default)]
 pub struct Faults {
     rules: Mutex<Vec<Installed>>,
+    /// Servers whose new connections are accepted and then never read nor answered.
+    unresponsive: Mutex<Vec<ServerId>>,
     next_id: AtomicU64,
     fired_total: AtomicU64,
 }
@@ -188,9 +201,27 @@ impl Faults {
         }
     }
 
-    /// Removes every rule.
+    /// Removes every rule (unresponsive servers stay so until [`Faults::set_unresponsive`]).
     pub fn clear(&self) {
         self.lock().clear();
+    }
+
+    /// Makes `server` accept new connections and then never read nor answer them (connections
+    /// already open are not affected), or ends that.
+    pub fn set_unresponsive(&self, server: ServerId, unresponsive: bool) {
+        let mut servers = self.unresponsive.lock().unwrap_or_else(|e| e.into_inner());
+        servers.retain(|s| *s != server);
+        if unresponsive {
+            servers.push(server);
+        }
+    }
+
+    /// Whether new connections to `server` are ignored.
+    pub(crate) fn is_unresponsive(&self, server: ServerId) -> bool {
+        self.unresponsive
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&server)
     }
 
     /// How many times a rule has fired.

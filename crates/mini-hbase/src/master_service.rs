@@ -9,7 +9,7 @@ use hbclient_proto::pb;
 
 use crate::cluster::{now_ms, Shared};
 use crate::exception::{class, RemoteException};
-use crate::server::{param, CallResult, Conn, Reply};
+use crate::server::{param, CallResult, Conn, Fail, Reply};
 
 /// Serves one MasterService call.
 pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) -> CallResult {
@@ -59,6 +59,7 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
         }
         "GetTableDescriptors" => {
             let req: pb::GetTableDescriptorsRequest = param(request, "GetTableDescriptorsRequest")?;
+            let pattern = name_pattern(req.regex.as_deref())?;
             let catalog = shared.catalog();
             let wanted: Vec<TableName> = req.table_names.iter().map(TableName::from_pb).collect();
             let table_schema = catalog
@@ -66,6 +67,14 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
                 .iter()
                 .filter(|(name, _)| wanted.is_empty() || wanted.contains(name))
                 .filter(|(name, _)| in_namespace(name, req.namespace.as_deref()))
+                .filter(|(name, _)| {
+                    !wanted.is_empty()
+                        || listed(
+                            name,
+                            pattern.as_ref(),
+                            req.include_sys_tables.unwrap_or(false),
+                        )
+                })
                 .map(|(_, t)| t.schema.clone())
                 .collect();
             Ok(Reply::message(pb::GetTableDescriptorsResponse {
@@ -74,11 +83,19 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
         }
         "GetTableNames" => {
             let req: pb::GetTableNamesRequest = param(request, "GetTableNamesRequest")?;
+            let pattern = name_pattern(req.regex.as_deref())?;
             let catalog = shared.catalog();
             let table_names = catalog
                 .tables
                 .keys()
                 .filter(|name| in_namespace(name, req.namespace.as_deref()))
+                .filter(|name| {
+                    listed(
+                        name,
+                        pattern.as_ref(),
+                        req.include_sys_tables.unwrap_or(false),
+                    )
+                })
                 .map(TableName::to_pb)
                 .collect();
             Ok(Reply::message(pb::GetTableNamesResponse { table_names }))
@@ -303,4 +320,28 @@ fn move_region(shared: &Shared, req: &pb::MoveRegionRequest) -> Result<(), Remot
             .unwrap_or(from),
     };
     shared.catalog_mut().move_region(&name, to)
+}
+
+/// The `regex` of a table listing, compiled to match whole names (Java `Matcher.matches`).
+fn name_pattern(regex: Option<&str>) -> Result<Option<regex::Regex>, Fail> {
+    regex
+        .filter(|r| !r.is_empty())
+        .map(|r| {
+            regex::Regex::new(&format!("^(?:{r})$")).map_err(|e| {
+                Fail::Exception(RemoteException::new(
+                    class::DO_NOT_RETRY,
+                    format!("java.util.regex.PatternSyntaxException: {e}"),
+                ))
+            })
+        })
+        .transpose()
+}
+
+/// Whether a table shows in a listing (HBase 2.6.4: system tables only when asked for; the
+/// pattern matches the name as `Admin.listTableNames` prints it, `ns:table` outside `default`).
+fn listed(name: &TableName, pattern: Option<&regex::Regex>, include_sys_tables: bool) -> bool {
+    if &name.namespace()[..] == b"hbase" && !include_sys_tables {
+        return false;
+    }
+    pattern.is_none_or(|p| p.is_match(&name.to_string()))
 }

@@ -9,7 +9,10 @@ use hbclient_proto::cell::Cell;
 use hbclient_proto::meta::{self, compare_meta_rows};
 use hbclient_proto::pb;
 
-use crate::catalog::Placement;
+use hbclient_proto::meta::TableName;
+use prost::Message;
+
+use crate::catalog::{Catalog, Placement};
 use crate::cluster::Shared;
 
 /// One meta row: key and cells (sorted by qualifier).
@@ -23,6 +26,12 @@ pub(crate) fn rows(shared: &Shared) -> Vec<MetaRow> {
         .values()
         .map(|p| render(shared, p))
         .collect();
+    rows.extend(
+        catalog
+            .tables
+            .keys()
+            .filter_map(|t| table_state_row(&catalog, t)),
+    );
     drop(catalog);
     rows.sort_by(|a, b| compare_meta_rows(&a.0, &b.0));
     rows
@@ -73,6 +82,43 @@ fn render(shared: &Shared, placement: &Placement) -> MetaRow {
     (row, cells)
 }
 
+/// The table-state row HBase keeps for every user table: row `<table>`, cell `table:state`
+/// holding a raw `TableState` (no `PBUF` prefix; observed on 2.6.4), which the Java client reads
+/// to learn whether a table is enabled.
+fn table_state_row(catalog: &Catalog, table: &TableName) -> Option<MetaRow> {
+    if table.is_meta() {
+        return None;
+    }
+    let entry = catalog.tables.get(table)?;
+    let row = table.to_bytes();
+    let ts = catalog
+        .regions
+        .values()
+        .filter(|p| &p.region.table == table)
+        .map(|p| p.region.region_id)
+        .min()
+        .unwrap_or_else(crate::cluster::now_ms);
+    let state = if entry.enabled {
+        pb::table_state::State::Enabled
+    } else {
+        pb::table_state::State::Disabled
+    };
+    let value = pb::TableState {
+        state: state as i32,
+    }
+    .encode_to_vec();
+    Some((
+        row.clone(),
+        vec![Cell::put(
+            row,
+            Bytes::from_static(b"table"),
+            Bytes::from_static(b"state"),
+            ts,
+            Bytes::from(value),
+        )],
+    ))
+}
+
 /// Keeps the cells a Get/Scan column list selects (empty list: all).
 pub(crate) fn select_columns(cells: Vec<Cell>, columns: &[pb::Column]) -> Vec<Cell> {
     if columns.is_empty() {
@@ -93,7 +139,12 @@ pub(crate) fn select_columns(cells: Vec<Cell>, columns: &[pb::Column]) -> Vec<Ce
 pub(crate) fn get(shared: &Shared, get: &pb::Get) -> Vec<Cell> {
     let catalog = shared.catalog();
     let Some(placement) = catalog.regions.get(&get.row) else {
-        return Vec::new();
+        let table = TableName::parse(&String::from_utf8_lossy(&get.row)).ok();
+        return table
+            .and_then(|t| table_state_row(&catalog, &t))
+            .filter(|(row, _)| *row == get.row)
+            .map(|(_, cells)| select_columns(cells, &get.column))
+            .unwrap_or_default();
     };
     let (_, cells) = render(shared, placement);
     select_columns(cells, &get.column)

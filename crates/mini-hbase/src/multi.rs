@@ -19,6 +19,7 @@ pub(crate) async fn multi(conn: &Conn, request: pb::MultiRequest, cellblock: Byt
     let mut reader = CellBlockReader::new(cellblock);
     let mut block = Vec::new();
     let mut response = pb::MultiResponse::default();
+    let stats = pb::MultiRegionLoadStats::default();
     for action in &request.region_action {
         let region = match resolve_user_region(conn, "Multi", &action.region).await {
             Ok(region) => region,
@@ -53,9 +54,18 @@ pub(crate) async fn multi(conn: &Conn, request: pb::MultiRequest, cellblock: Byt
         };
         if request.condition.is_some() {
             response.processed = result.processed;
+        } else if action.atomic.unwrap_or(false)
+            && condition.is_none()
+            && result.exception.is_none()
+        {
+            // HBase 2.6.4 marks a plain RowMutations as processed at the top level (observed).
+            response.processed = Some(true);
         }
         response.region_action_result.push(result);
     }
+    // HBase 2.6.4 always sends an empty MultiRegionLoadStats (observed; per-region statistics
+    // only come with client back-pressure enabled on the server).
+    response.region_statistics = Some(stats);
     Ok(Reply::with_cells(response, block))
 }
 
@@ -125,7 +135,14 @@ fn run_each(
     block: &mut Vec<u8>,
 ) -> pb::RegionActionResult {
     let mut result = pb::RegionActionResult::default();
-    for (a, d) in action.action.iter().zip(decoded) {
+    // HBase 2.6.4 serves the gets of a region action first, then its mutations as one batch, and
+    // answers in that order (observed).
+    let (gets, mutations): (Vec<_>, Vec<_>) = action
+        .action
+        .iter()
+        .zip(decoded)
+        .partition(|(_, d)| matches!(d, Decoded::Get(_)));
+    for (a, d) in gets.into_iter().chain(mutations) {
         let outcome = run_one(conn, region, d, nonce_group, block);
         result.result_or_exception.push(match outcome {
             Ok(r) => pb::ResultOrException {
@@ -163,7 +180,7 @@ fn run_one(
             let mut data = region.lock_open()?;
             let out = apply_mutation(conn, &mut data, m, cells, nonce_group)?;
             drop(data);
-            Ok(to_result(out.unwrap_or_default(), conn.cellblocks, block))
+            Ok(mutation_result(out, conn.cellblocks, block))
         }
         Decoded::Unsupported => Err(RemoteException::unsupported_method(
             "ClientService",
@@ -228,11 +245,24 @@ fn run_atomic(
                 processed: Some(processed),
                 ..Default::default()
             };
-            if processed {
+            if condition.is_some() {
+                // A conditional region action (HBase 2.6.4, observed): every action is echoed
+                // by index; the combined result of the mutations (increment/append cells),
+                // when there is one, rides inline on the first.
+                let combined: Vec<Cell> = outs.into_iter().flatten().flatten().collect();
+                for (i, a) in action.action.iter().enumerate() {
+                    result.result_or_exception.push(pb::ResultOrException {
+                        index: a.index,
+                        result: (i == 0 && !combined.is_empty())
+                            .then(|| to_result(combined.clone(), false, block)),
+                        ..Default::default()
+                    });
+                }
+            } else {
                 for (a, out) in action.action.iter().zip(outs) {
                     result.result_or_exception.push(pb::ResultOrException {
                         index: a.index,
-                        result: Some(to_result(out.unwrap_or_default(), conn.cellblocks, block)),
+                        result: Some(mutation_result(out, conn.cellblocks, block)),
                         ..Default::default()
                     });
                 }
@@ -240,5 +270,14 @@ fn run_atomic(
             result
         }
         Err(e) => region_failure(&e),
+    }
+}
+
+/// A mutation's result in a Multi: an empty `Result` for puts and deletes (no cell count, as
+/// HBase 2.6.4 sends it), the new cells for an increment or append.
+fn mutation_result(out: MutationOutput, cellblocks: bool, block: &mut Vec<u8>) -> pb::Result {
+    match out {
+        None => pb::Result::default(),
+        Some(cells) => to_result(cells, cellblocks, block),
     }
 }

@@ -27,8 +27,18 @@ const SERVER_MAX_RESULT_SIZE: u64 = 100 * 1024 * 1024;
 #[derive(Default)]
 pub(crate) struct Scanners {
     open: Mutex<HashMap<u64, Arc<tokio::sync::Mutex<Scanner>>>>,
+    /// Scanners closed by the client or by the server after their last row, newest last. HBase
+    /// (`RSRpcServices.closedScanners`) answers a later `next` or close of one of them with an
+    /// empty response instead of `UnknownScannerException` (observed on 2.6.4).
+    closed: Mutex<(
+        std::collections::HashSet<u64>,
+        std::collections::VecDeque<u64>,
+    )>,
     next_id: AtomicU64,
 }
+
+/// How many closed scanner ids are remembered.
+const CLOSED_SCANNERS_KEPT: usize = 10_000;
 
 impl std::fmt::Debug for Scanners {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -58,12 +68,44 @@ impl Scanners {
         (id, scanner)
     }
 
+    /// Scanners open now (expired ones not counted).
+    pub(crate) fn live(&self) -> usize {
+        let now = Instant::now();
+        self.lock()
+            .values()
+            .filter(|s| s.try_lock().map_or(true, |s| s.lease_deadline > now))
+            .count()
+    }
+
     fn get(&self, id: u64) -> Option<Arc<tokio::sync::Mutex<Scanner>>> {
         self.lock().get(&id).cloned()
     }
 
+    /// Closes a scanner (client close or last row sent) and remembers its id.
     fn remove(&self, id: u64) {
         self.lock().remove(&id);
+        let mut closed = self.closed.lock().unwrap_or_else(|e| e.into_inner());
+        if closed.0.insert(id) {
+            closed.1.push_back(id);
+            if closed.1.len() > CLOSED_SCANNERS_KEPT {
+                if let Some(old) = closed.1.pop_front() {
+                    closed.0.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// Drops a scanner whose lease expired (not remembered as closed).
+    fn expire(&self, id: u64) {
+        self.lock().remove(&id);
+    }
+
+    fn was_closed(&self, id: u64) -> bool {
+        self.closed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .0
+            .contains(&id)
     }
 }
 
@@ -102,6 +144,14 @@ pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
     let (id, scanner) = match request.scanner_id {
         Some(id) => {
             let Some(scanner) = scanners.get(id) else {
+                if scanners.was_closed(id) {
+                    // HBase: "the old client will still send a close request to us. Just
+                    // ignore it and return" - an empty response carrying only the id.
+                    return Ok(Reply::message(pb::ScanResponse {
+                        scanner_id: Some(id),
+                        ..Default::default()
+                    }));
+                }
                 return Err(unknown_scanner(id).into());
             };
             (id, scanner)
@@ -119,7 +169,7 @@ pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
     let mut state = scanner.lock().await;
     if state.lease_deadline <= Instant::now() {
         drop(state);
-        scanners.remove(id);
+        scanners.expire(id);
         return Err(unknown_scanner(id).into());
     }
     state.lease_deadline = Instant::now() + lease;
@@ -134,26 +184,19 @@ pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
             }
             state.next_seq += 1;
         }
-        if request.close_scanner.unwrap_or(false) {
-            drop(state);
-            scanners.remove(id);
+        if request.renew.unwrap_or(false) && !request.close_scanner.unwrap_or(false) {
+            // HBase 2.6.4 answers a renew with the id alone.
             return Ok(Reply::message(pb::ScanResponse {
                 scanner_id: Some(id),
-                more_results: Some(false),
-                ..Default::default()
-            }));
-        }
-        if request.renew.unwrap_or(false) {
-            return Ok(Reply::message(pb::ScanResponse {
-                scanner_id: Some(id),
-                more_results: Some(true),
-                more_results_in_region: Some(true),
-                ttl: Some(lease.as_millis() as u32),
                 ..Default::default()
             }));
         }
     }
-    let rows = request.number_of_rows.unwrap_or(0) as usize;
+    // A close still returns up to `number_of_rows` rows first (0 when absent), as HBase does.
+    let closing = request.close_scanner.unwrap_or(false);
+    let rows = request
+        .number_of_rows
+        .unwrap_or(if closing { 0 } else { 1 }) as usize;
     let batch = next_batch(conn, &mut state, rows)?;
     let done =
         !batch.more_in_region || !batch.more_results || request.close_scanner.unwrap_or(false);
@@ -161,7 +204,9 @@ pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
     if done {
         scanners.remove(id);
     }
-    Ok(respond(conn, id, batch, lease))
+    let opened = request.scanner_id.is_none();
+    let metrics = request.track_scan_metrics.unwrap_or(false);
+    Ok(respond(conn, id, batch, opened.then_some(lease), metrics))
 }
 
 fn unknown_scanner(id: u64) -> RemoteException {
@@ -231,11 +276,8 @@ async fn open(
             stop_bound(scan.include_stop_row()),
         )
     };
-    let limit = request
-        .limit_of_rows
-        .filter(|&l| l > 0)
-        .map(u64::from)
-        .or(scan.limit.filter(|&l| l > 0).map(u64::from));
+    // `Scan.limit` is the client's business: HBase's server only honours `limit_of_rows`.
+    let limit = request.limit_of_rows.filter(|&l| l > 0).map(u64::from);
     Ok(Scanner {
         source,
         columns: scan.column.clone(),
@@ -263,6 +305,9 @@ async fn open(
 /// Results gathered by one call.
 struct Batch {
     results: Vec<(Vec<Cell>, bool)>,
+    /// Rows read and rows a filter dropped (`ROWS_SCANNED`, `ROWS_FILTERED`).
+    rows_scanned: i64,
+    rows_filtered: i64,
     more_in_region: bool,
     more_results: bool,
 }
@@ -271,20 +316,24 @@ struct Batch {
 fn next_batch(conn: &Conn, s: &mut Scanner, rows: usize) -> Result<Batch, RemoteException> {
     let mut batch = Batch {
         results: Vec::new(),
+        rows_scanned: 0,
+        rows_filtered: 0,
         more_in_region: true,
         more_results: true,
     };
     let mut size = 0u64;
     let meta_rows = matches!(s.source, Source::Meta).then(|| crate::meta_table::rows(&conn.shared));
     while batch.results.len() < rows && size < s.max_result_size {
-        if s.rows_left == Some(0) || s.filter.as_ref().is_some_and(|f| f.filter_all_remaining()) {
-            batch.more_results = false;
+        if s.rows_left == Some(0) {
+            break;
+        }
+        if s.filter.as_ref().is_some_and(|f| f.filter_all_remaining()) {
             batch.more_in_region = false;
             break;
         }
         let (row, cells) = match s.pending.take() {
             Some(pending) => pending,
-            None => match next_row(s, meta_rows.as_deref())? {
+            None => match next_row(s, meta_rows.as_deref(), &mut batch)? {
                 Some(found) => found,
                 None => {
                     batch.more_in_region = false;
@@ -305,9 +354,17 @@ fn next_batch(conn: &Conn, s: &mut Scanner, rows: usize) -> Result<Batch, Remote
         }
         batch.results.push((chunk, partial));
     }
+    // HBase 2.6.4 (RSRpcServices.scan): a finished filter ends the region, and ends the whole
+    // scan only when this answer has no rows; `limit_of_rows` reached ends the scan but not the
+    // region (observed).
+    if s.filter.as_ref().is_some_and(|f| f.filter_all_remaining()) {
+        batch.more_in_region = false;
+        if batch.results.is_empty() {
+            batch.more_results = false;
+        }
+    }
     if s.rows_left == Some(0) && s.pending.is_none() {
         batch.more_results = false;
-        batch.more_in_region = false;
     }
     Ok(batch)
 }
@@ -334,6 +391,7 @@ fn cut(mut cells: Vec<Cell>, s: &Scanner, budget: u64) -> (Vec<Cell>, Vec<Cell>)
 fn next_row(
     s: &mut Scanner,
     meta_rows: Option<&[crate::meta_table::MetaRow]>,
+    counts: &mut Batch,
 ) -> Result<Option<(Bytes, Vec<Cell>)>, RemoteException> {
     loop {
         let found = match (&s.source, meta_rows) {
@@ -357,6 +415,7 @@ fn next_row(
             return Ok(None);
         };
         s.position = Some(key.clone());
+        counts.rows_scanned += 1;
         let versions = s.versions;
         let cells = match s.filter.as_mut() {
             // Every row reached goes through the filter, even one with no visible cells: its
@@ -367,6 +426,7 @@ fn next_row(
             {
                 Some(cells) if !cells.is_empty() => cells,
                 _ => {
+                    counts.rows_filtered += 1;
                     if filter.filter_all_remaining() {
                         return Ok(None);
                     }
@@ -422,14 +482,17 @@ fn next_meta_row(s: &Scanner, rows: &[crate::meta_table::MetaRow]) -> Option<(By
 
 /// Builds the response: cells in the cellblock (`cells_per_result` + partial flags) when the
 /// connection has a codec, inline `results` otherwise.
-fn respond(conn: &Conn, id: u64, batch: Batch, lease: Duration) -> Reply {
+/// `lease` is set on the answer that opens the scanner: only that one carries `ttl` and
+/// `mvcc_read_point` (observed on 2.6.4, as is `stale` on every answer and no heartbeat flag).
+fn respond(conn: &Conn, id: u64, batch: Batch, lease: Option<Duration>, metrics: bool) -> Reply {
     let mut response = pb::ScanResponse {
         scanner_id: Some(id),
         more_results: Some(batch.more_results),
         more_results_in_region: Some(batch.more_in_region),
-        ttl: Some(lease.as_millis() as u32),
-        mvcc_read_point: Some(0),
-        heartbeat_message: Some(false),
+        ttl: lease.map(|l| l.as_millis() as u32),
+        mvcc_read_point: lease.map(|_| 0),
+        stale: Some(false),
+        scan_metrics: metrics.then(|| scan_metrics(&batch)),
         ..Default::default()
     };
     let mut block = Vec::new();
@@ -441,8 +504,39 @@ fn respond(conn: &Conn, id: u64, batch: Batch, lease: Duration) -> Reply {
             let mut result = to_result(cells, false, &mut block);
             result.partial = Some(partial);
             response.results.push(result);
+            continue;
         }
+        // Inline results carry their own `partial`; the per-result flags go with cellblocks.
         response.partial_flag_per_result.push(partial);
     }
     Reply::with_cells(response, block)
+}
+
+/// The server-side scan metrics HBase 2.6.4 returns for `track_scan_metrics`, in its order. An
+/// in-memory store reads no blocks and no files, so those counters are 0; rows are counted.
+fn scan_metrics(batch: &Batch) -> pb::ScanMetrics {
+    let bytes: i64 = batch
+        .results
+        .iter()
+        .flat_map(|(cells, _)| cells.iter())
+        .map(|c| c.encoded_len() as i64)
+        .sum();
+    let metric = |name: &str, value: i64| pb::NameInt64Pair {
+        name: Some(name.to_string()),
+        value: Some(value),
+    };
+    pb::ScanMetrics {
+        metrics: vec![
+            metric("BLOCK_READ_OPS_COUNT", 0),
+            metric("RPC_SCAN_QUEUE_WAIT_TIME", 0),
+            metric("BYTES_READ_FROM_FS", 0),
+            metric("FS_READ_TIME", 0),
+            metric("RPC_SCAN_PROCESSING_TIME", 0),
+            metric("BLOCK_BYTES_SCANNED", 0),
+            metric("BYTES_READ_FROM_BLOCK_CACHE", 0),
+            metric("BYTES_READ_FROM_MEMSTORE", bytes),
+            metric("ROWS_SCANNED", batch.rows_scanned),
+            metric("ROWS_FILTERED", batch.rows_filtered),
+        ],
+    }
 }

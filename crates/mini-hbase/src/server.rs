@@ -3,14 +3,16 @@
 //! answers go out in completion order, matched by call id), and writes answers through one
 //! writer task per connection that coalesces them.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use hbclient_proto::frame::{self, MessageRef, RequestFrame, CONNECTION_CALL_ID};
 use hbclient_proto::pb;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::cluster::Shared;
@@ -23,6 +25,25 @@ const SWITCH_TO_SIMPLE_AUTH: i32 = -88;
 
 /// Largest connection header accepted.
 const MAX_CONNECTION_HEADER: usize = 1 << 20;
+/// Largest request frame accepted (HBase's `hbase.ipc.max.request.size` default).
+const MAX_REQUEST_SIZE: usize = 256 * 1024 * 1024;
+/// Calls of one connection served at once; beyond it the connection is not read (TCP pushes
+/// back on the client) until one finishes.
+const MAX_CALLS_PER_CONNECTION: usize = 1024;
+/// Answers of one connection queued for its writer; a client that reads slowly holds its calls
+/// (and then its reads) instead of growing the queue.
+const MAX_QUEUED_ANSWERS: usize = 256;
+/// How often a slow reader (see [`Reaction::SlowReader`]) reads.
+const SLOW_READ_EVERY: Duration = Duration::from_millis(10);
+
+/// Connection-level faults switched on by a call's rule (see [`Reaction`]).
+#[derive(Debug, Default)]
+pub(crate) struct WireFaults {
+    stop_reading: AtomicBool,
+    silent: AtomicBool,
+    /// Bytes per second; 0: no limit.
+    read_rate: AtomicU64,
+}
 
 /// The services a connection can be bound to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,9 +88,20 @@ pub(crate) struct Conn {
     pub(crate) service: Service,
     /// The client declared a cellblock codec: results go out as cellblocks.
     pub(crate) cellblocks: bool,
+    /// Faults of the connection itself.
+    pub(crate) wire: WireFaults,
+    /// `(major, minor)` from the connection header's `VersionInfo`, when sent.
+    pub(crate) client_version: Option<(u32, u32)>,
 }
 
 impl Conn {
+    /// Whether a Get's result goes out as a cellblock: HBase 2.6 (`RSRpcServices.get`) uses one
+    /// only for clients that declared a codec and a version of at least 1.3 (observed on 2.6.4:
+    /// gohbase-like headers without `VersionInfo` get inline cells).
+    pub(crate) fn get_cellblocks(&self) -> bool {
+        self.cellblocks && self.client_version.is_some_and(|v| v >= (1, 3))
+    }
+
     /// Index of this region server (panics on the master, which never serves region calls).
     pub(crate) fn rs_index(&self) -> usize {
         match self.server {
@@ -99,6 +131,20 @@ impl Conn {
             Some(Reaction::Exception(e)) => Err(Fail::Exception(e)),
             Some(Reaction::CloseConnection) => Err(Fail::CloseConnection),
             Some(Reaction::Stall) => Err(Fail::Stall),
+            Some(Reaction::StopReading) => {
+                self.wire.stop_reading.store(true, Ordering::Relaxed);
+                Err(Fail::Stall)
+            }
+            Some(Reaction::HalfOpen) => {
+                self.wire.silent.store(true, Ordering::Relaxed);
+                Err(Fail::Stall)
+            }
+            Some(Reaction::SlowReader { bytes_per_second }) => {
+                self.wire
+                    .read_rate
+                    .store(bytes_per_second.max(1), Ordering::Relaxed);
+                Ok(())
+            }
         }
     }
 }
@@ -184,13 +230,22 @@ async fn serve_connection(
     stream: TcpStream,
     stop: CancellationToken,
 ) {
+    if shared.faults.is_unresponsive(server) {
+        // Accepted, then ignored: nothing is read, answered or closed.
+        stop.cancelled().await;
+        return;
+    }
     let _ = stream.set_nodelay(true);
+    let peer = stream
+        .peer_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_else(|_| "unknown".into());
     let Some((mut reader, mut writer)) =
         crate::tls::accept(shared.config.tls.as_ref(), stream).await
     else {
         return;
     };
-    let conn = match handshake(&shared, server, &mut reader, &mut writer).await {
+    let conn = match handshake(&shared, server, &peer, &mut reader, &mut writer).await {
         Ok(Some(conn)) => Arc::new(conn),
         Ok(None) => return,
         Err(fatal) => {
@@ -201,21 +256,29 @@ async fn serve_connection(
             return;
         }
     };
-    let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
+    let (tx, rx) = mpsc::channel::<Bytes>(MAX_QUEUED_ANSWERS);
     let close = stop.child_token();
-    tokio::spawn(write_loop(writer, rx, close.clone()));
+    tokio::spawn(write_loop(writer, rx, close.clone(), conn.clone()));
+    let calls = Arc::new(Semaphore::new(MAX_CALLS_PER_CONNECTION));
     let mut buf = BytesMut::with_capacity(64 * 1024);
     loop {
+        let wire = &conn.wire;
+        if wire.stop_reading.load(Ordering::Relaxed) || wire.silent.load(Ordering::Relaxed) {
+            // Keep the socket open and unread until the server stops.
+            close.cancelled().await;
+            break;
+        }
+        let rate = wire.read_rate.load(Ordering::Relaxed);
         let read = tokio::select! {
             _ = close.cancelled() => break,
-            read = reader.read_buf(&mut buf) => read,
+            read = read_some(&mut reader, &mut buf, rate) => read,
         };
         match read {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
         loop {
-            let body = match frame::take_frame(&mut buf, frame::DEFAULT_MAX_FRAME_LEN) {
+            let body = match frame::take_frame(&mut buf, MAX_REQUEST_SIZE) {
                 Ok(Some(body)) => body,
                 Ok(None) => break,
                 Err(e) => {
@@ -229,8 +292,15 @@ async fn serve_connection(
             };
             match RequestFrame::decode(body) {
                 Ok(request) => {
+                    let permit = tokio::select! {
+                        _ = close.cancelled() => return,
+                        permit = calls.clone().acquire_owned() => permit.expect("never closed"),
+                    };
                     let (conn, tx, close) = (conn.clone(), tx.clone(), close.clone());
-                    tokio::spawn(async move { run_call(conn, request, tx, close).await });
+                    tokio::spawn(async move {
+                        run_call(conn, request, tx, close).await;
+                        drop(permit);
+                    });
                 }
                 Err(e) => {
                     fatal_close(
@@ -249,8 +319,20 @@ async fn serve_connection(
     close.cancel();
 }
 
-fn fatal_close(tx: &mpsc::UnboundedSender<Bytes>, close: &CancellationToken, e: RemoteException) {
-    let _ = tx.send(frame::encode_exception_response(
+/// Reads what is there; with a `rate` (bytes per second, 0: none), only what the rate allows,
+/// then waits out the rest of the period.
+async fn read_some(reader: &mut ReadHalf, buf: &mut BytesMut, rate: u64) -> std::io::Result<usize> {
+    if rate == 0 {
+        return reader.read_buf(buf).await;
+    }
+    let chunk = (rate * SLOW_READ_EVERY.as_millis() as u64 / 1000).max(1);
+    let read = (&mut *reader).take(chunk).read_buf(buf).await;
+    tokio::time::sleep(SLOW_READ_EVERY).await;
+    read
+}
+
+fn fatal_close(tx: &mpsc::Sender<Bytes>, close: &CancellationToken, e: RemoteException) {
+    let _ = tx.try_send(frame::encode_exception_response(
         CONNECTION_CALL_ID,
         e.to_pb(),
     ));
@@ -266,12 +348,49 @@ fn fatal_close(tx: &mpsc::UnboundedSender<Bytes>, close: &CancellationToken, e: 
 async fn handshake(
     shared: &Arc<Shared>,
     server: ServerId,
+    peer: &str,
     reader: &mut ReadHalf,
     writer: &mut WriteHalf,
 ) -> Result<Option<Conn>, RemoteException> {
     let mut preamble = [0u8; 6];
-    if reader.read_exact(&mut preamble).await.is_err() {
-        return Ok(None);
+    loop {
+        if reader.read_exact(&mut preamble).await.is_err() {
+            return Ok(None);
+        }
+        match &preamble {
+            // HBase 2.6 (HBASE-25051): the registry preamble gets the cluster id in one frame with
+            // call id -1, then the server closes the connection (observed on 2.6.4).
+            REGISTRY_PREAMBLE => {
+                let answer = frame::encode_response(
+                    pb::ResponseHeader {
+                        call_id: Some(CONNECTION_CALL_ID),
+                        ..Default::default()
+                    },
+                    Some(&pb::GetConnectionRegistryResponse {
+                        cluster_id: shared.cluster_id.clone(),
+                    }),
+                    &[],
+                );
+                let _ = writer.write_all(&answer).await;
+                let _ = writer.flush().await;
+                let _ = writer.shutdown().await;
+                return Ok(None);
+            }
+            // HBase 2.6 (HBASE-28321): on a server without Kerberos the security preamble gets a
+            // SecurityNotEnabledException (call id -1) and the connection stays open for the real
+            // preamble (observed on 2.6.4).
+            SECURITY_PREAMBLE => {
+                let e = RemoteException::connection(
+                    class::SECURITY_NOT_ENABLED,
+                    "security is not enabled",
+                );
+                let answer = frame::encode_exception_response(CONNECTION_CALL_ID, e.to_pb());
+                if writer.write_all(&answer).await.is_err() || writer.flush().await.is_err() {
+                    return Ok(None);
+                }
+            }
+            _ => break,
+        }
     }
     match frame::check_preamble(&preamble) {
         // As HBase 2.6.4 with Kerberos on: the fatal answer comes before any header is read.
@@ -307,66 +426,91 @@ async fn handshake(
                 return Ok(None);
             }
         }
-        Err(e) => return Err(RemoteException::new(e.exception_class(), e.message())),
+        Err(e) => return Err(preamble_error(e, &preamble, peer)),
     }
     let len = match reader.read_u32().await {
         Ok(len) => len as usize,
         Err(_) => return Ok(None),
     };
     if len > MAX_CONNECTION_HEADER {
-        return Err(RemoteException::new(
-            class::FATAL_CONNECTION,
-            format!("connection header of {len} bytes"),
-        ));
+        tracing::debug!(?server, len, "connection header too large; closing");
+        return Ok(None);
     }
     let mut body = vec![0u8; len];
     if reader.read_exact(&mut body).await.is_err() {
         return Ok(None);
     }
-    let header = frame::decode_connection_header(&body)
-        .map_err(|e| RemoteException::new(class::FATAL_CONNECTION, e.to_string()))?;
+    // HBase 2.6.4 closes the connection without any answer when the header is unusable (no
+    // service name, an unknown service or one this server does not host, a codec or compressor
+    // it cannot load): observed with raw sockets.
+    let reject = |why: String| {
+        tracing::debug!(?server, why, "unusable connection header; closing");
+        Ok(None)
+    };
+    let header = match frame::decode_connection_header(&body) {
+        Ok(header) => header,
+        Err(e) => return reject(e.to_string()),
+    };
     let name = header.service_name.clone().unwrap_or_default();
-    if name.is_empty() {
-        return Err(RemoteException::new(
-            "org.apache.hadoop.hbase.ipc.EmptyServiceNameException",
-            "Service name is empty",
-        ));
-    }
-    let service = Service::parse(&name, server)
-        .ok_or_else(|| RemoteException::new(class::UNKNOWN_SERVICE, name.clone()))?;
+    let Some(service) = Service::parse(&name, server) else {
+        return reject(format!("unknown service {name:?}"));
+    };
     let cellblocks = match header.cell_block_codec_class.as_deref() {
         None | Some("") => false,
         Some(frame::KEY_VALUE_CODEC_CLASS) | Some(frame::KEY_VALUE_CODEC_WITH_TAGS_CLASS) => true,
-        Some(other) => {
-            return Err(RemoteException::new(
-                class::UNSUPPORTED_CELL_CODEC,
-                format!("Unable to initialize cell codec {other}"),
-            ))
-        }
+        Some(other) => return reject(format!("cell codec {other}")),
     };
     if let Some(compressor) = header
         .cell_block_compressor_class
         .as_deref()
         .filter(|c| !c.is_empty())
     {
-        return Err(RemoteException::new(
-            class::UNSUPPORTED_COMPRESSION,
-            compressor.to_string(),
+        return reject(format!(
+            "compressor {compressor} (not implemented by mini-hbase)"
         ));
     }
+    let client_version = header.version_info.as_ref().map(|v| {
+        let mut parts = v.version.split(['.', '-']).map(|p| p.parse::<u32>().ok());
+        let major = v.version_major.or(parts.next().flatten()).unwrap_or(0);
+        let minor = v.version_minor.or(parts.next().flatten()).unwrap_or(0);
+        (major, minor)
+    });
     Ok(Some(Conn {
         shared: shared.clone(),
         server,
         service,
         cellblocks,
+        wire: WireFaults::default(),
+        client_version,
     }))
+}
+
+/// `RpcClient.REGISTRY_PREAMBLE_HEADER` (HBase 2.6).
+const REGISTRY_PREAMBLE: &[u8; 6] = b"Regist";
+/// `RpcClient.SECURITY_PREAMBLE_HEADER` (HBase 2.6).
+const SECURITY_PREAMBLE: &[u8; 6] = b"Securi";
+
+/// The fatal error HBase 2.6.4 answers a bad preamble with. The Java client parses the message of
+/// the bad-magic case (it must start with `Expected HEADER=`), so the texts are HBase's.
+fn preamble_error(e: frame::PreambleError, preamble: &[u8; 6], peer: &str) -> RemoteException {
+    let message = match e {
+        frame::PreambleError::BadMagic => format!(
+            "Expected HEADER=HBas but received HEADER={} from {peer}",
+            String::from_utf8_lossy(&preamble[..4])
+        ),
+        frame::PreambleError::WrongVersion(_) | frame::PreambleError::BadAuth(_) => format!(
+            "serverVersion=0, clientVersion={}, authMethod={}, authName=unknown from {peer}",
+            preamble[4], preamble[5]
+        ),
+    };
+    RemoteException::connection(e.exception_class(), message)
 }
 
 /// Serves one call and queues its answer.
 async fn run_call(
     conn: Arc<Conn>,
     request: RequestFrame,
-    tx: mpsc::UnboundedSender<Bytes>,
+    tx: mpsc::Sender<Bytes>,
     close: CancellationToken,
 ) {
     let call_id = request.header.call_id.unwrap_or(0);
@@ -378,7 +522,10 @@ async fn run_call(
     let closes = matches!(result, Err(Fail::CloseConnection));
     match answer(call_id, result) {
         Some(frame) => {
-            let _ = tx.send(frame);
+            tokio::select! {
+                _ = close.cancelled() => {}
+                _ = tx.send(frame) => {}
+            }
         }
         None if closes => close.cancel(),
         None => {}
@@ -422,6 +569,8 @@ pub(crate) async fn serve_one(
         server,
         service,
         cellblocks,
+        wire: WireFaults::default(),
+        client_version: cellblocks.then_some((2, 6)),
     };
     let request = match RequestFrame::decode(body) {
         Ok(request) => request,
@@ -467,11 +616,17 @@ pub(crate) fn param<M: prost::Message + Default>(
 /// share one syscall.
 async fn write_loop(
     mut writer: WriteHalf,
-    mut rx: mpsc::UnboundedReceiver<Bytes>,
+    mut rx: mpsc::Receiver<Bytes>,
     close: CancellationToken,
+    conn: Arc<Conn>,
 ) {
     let mut batch = BytesMut::new();
     loop {
+        if conn.wire.silent.load(Ordering::Relaxed) {
+            // Half-open: nothing more leaves, nothing is closed.
+            close.cancelled().await;
+            return;
+        }
         let first = tokio::select! {
             _ = close.cancelled() => break,
             next = rx.recv() => match next { Some(f) => f, None => break },

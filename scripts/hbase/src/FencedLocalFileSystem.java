@@ -104,6 +104,12 @@ public class FencedLocalFileSystem extends LocalFileSystem {
       check();
     }
 
+    // Hadoop 2.x's Syncable still declares the old sync() (gone in Hadoop 3): no @Override, so this compiles
+    // against both (HBase 2.4.x is built on Hadoop 2.10).
+    public void sync() throws IOException {
+      hflush();
+    }
+
     private void check() throws IOException {
       if (!fenced) {
         try {

@@ -41,7 +41,6 @@ import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.shaded.protobuf.generated.ClusterIdProtos;
 import org.apache.hadoop.hbase.shaded.protobuf.generated.HBaseProtos;
 import org.apache.hadoop.hbase.shaded.protobuf.generated.RPCProtos;
-import org.apache.hadoop.hbase.shaded.protobuf.generated.RegistryProtos;
 import org.apache.hadoop.hbase.shaded.protobuf.generated.ZooKeeperProtos;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.VersionInfo;
@@ -128,6 +127,22 @@ public class Probe {
     return c;
   }
 
+  /** The default instance of RegistryProtos.NAME (HBase 2.5+). */
+  static Message registryMessage(String name) throws Exception {
+    return (Message) Class.forName("org.apache.hadoop.hbase.shaded.protobuf.generated.RegistryProtos$" + name)
+        .getMethod("getDefaultInstance").invoke(null);
+  }
+
+  /** Whether this HBase has the ZooKeeper-free RPC registry (2.5+). */
+  static boolean hasRpcRegistry() {
+    try {
+      Class.forName("org.apache.hadoop.hbase.client.RpcConnectionRegistry");
+      return true;
+    } catch (ClassNotFoundException e) {
+      return false;
+    }
+  }
+
   static Configuration rpcConf(String bootstrap) {
     Configuration c = baseConf();
     c.set("hbase.client.registry.impl", "org.apache.hadoop.hbase.client.RpcConnectionRegistry");
@@ -154,7 +169,11 @@ public class Probe {
       try {
         roundTrip(zkConf(), "zk");
         System.err.printf("probe: ready after %.1f s (%d attempts)%n", (System.nanoTime() - t0) / 1e9, attempt);
-        roundTrip(rpcConf(HOST + ":" + RS_PORT), "rpc");
+        if (hasRpcRegistry()) {
+          roundTrip(rpcConf(HOST + ":" + RS_PORT), "rpc");
+        } else {
+          System.err.println("probe: no RpcConnectionRegistry in this HBase (before 2.5): rpc round trip skipped");
+        }
         return 0;
       } catch (Exception e) {
         last = e;
@@ -389,14 +408,13 @@ public class Probe {
         System.out.println("  sent preamble " + hex(pre) + " + header " + hex(Bytes.toBytes(chb.length)) + " "
             + hex(chb));
         String[] methods = { "GetClusterId", "GetActiveMaster", "GetMetaRegionLocations", "GetBootstrapNodes" };
-        Message[] params = { RegistryProtos.GetClusterIdRequest.getDefaultInstance(),
-            RegistryProtos.GetActiveMasterRequest.getDefaultInstance(),
-            RegistryProtos.GetMetaRegionLocationsRequest.getDefaultInstance(),
-            RegistryProtos.GetBootstrapNodesRequest.getDefaultInstance() };
-        Message[] protos = { RegistryProtos.GetClusterIdResponse.getDefaultInstance(),
-            RegistryProtos.GetActiveMasterResponse.getDefaultInstance(),
-            RegistryProtos.GetMetaRegionLocationsResponse.getDefaultInstance(),
-            RegistryProtos.GetBootstrapNodesResponse.getDefaultInstance() };
+        // RegistryProtos exists from HBase 2.5 on: looked up by name so the probe compiles against 2.4.
+        Message[] params = new Message[methods.length];
+        Message[] protos = new Message[methods.length];
+        for (int i = 0; i < methods.length; i++) {
+          params[i] = registryMessage(methods[i] + "Request");
+          protos[i] = registryMessage(methods[i] + "Response");
+        }
         for (int i = 0; i < methods.length; i++) {
           System.out.println(" call " + (i + 1) + " " + methods[i]);
           writeFrame(out, RPCProtos.RequestHeader.newBuilder().setCallId(i + 1).setMethodName(methods[i])

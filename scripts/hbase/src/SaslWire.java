@@ -36,7 +36,6 @@ import javax.net.ssl.TrustManagerFactory;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.shaded.protobuf.generated.RPCProtos;
-import org.apache.hadoop.hbase.shaded.protobuf.generated.RegistryProtos;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hbase.thirdparty.com.google.protobuf.UnknownFieldSet;
 import org.ietf.jgss.GSSContext;
@@ -226,7 +225,8 @@ final class SaslWire {
       ByteArrayOutputStream body = new ByteArrayOutputStream();
       RPCProtos.RequestHeader.newBuilder().setCallId(1).setMethodName("GetClusterId").setRequestParam(true).build()
           .writeDelimitedTo(body);
-      RegistryProtos.GetClusterIdRequest.getDefaultInstance().writeDelimitedTo(body);
+      // RegistryProtos is HBase 2.5+: by name, so this compiles against 2.4 too.
+      Probe.registryMessage("GetClusterIdRequest").writeDelimitedTo(body);
       ByteArrayOutputStream call = new ByteArrayOutputStream();
       new DataOutputStream(call).writeInt(body.size());
       call.write(body.toByteArray());
@@ -257,7 +257,7 @@ final class SaslWire {
       RPCProtos.ResponseHeader rh = RPCProtos.ResponseHeader.parseDelimitedFrom(bi);
       System.out.println("  ResponseHeader: " + rh.toString().replace("\n", " ").trim());
       if (!rh.hasException()) {
-        RegistryProtos.GetClusterIdResponse r = RegistryProtos.GetClusterIdResponse.parseDelimitedFrom(bi);
+        Object r = Probe.registryMessage("GetClusterIdResponse").getParserForType().parseDelimitedFrom(bi);
         System.out.println("  GetClusterIdResponse: " + r.toString().replace("\n", " ").trim());
         System.out.println("OK: negotiated " + layers(want) + " with " + host + ":" + port);
       }

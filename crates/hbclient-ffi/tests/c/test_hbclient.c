@@ -298,8 +298,8 @@ static void test_atomic(hb_connection *conn) {
     CHECK(!applied);
     CHECK_STATUS(hb_table_check_and_put(table, F, 1, Q, 1, "one", 3, second, &applied, &err), HB_OK);
     CHECK(applied);
-    CHECK_STATUS(hb_table_check_and_put(table, F, 1, Q, 1, NULL, 0, second, NULL, NULL),
-                 HB_ERR_INVALID_ARGUMENT);
+    /* `applied` may be NULL. */
+    CHECK_STATUS(hb_table_check_and_put(table, F, 1, Q, 1, NULL, 0, second, NULL, NULL), HB_OK);
     CHECK_STATUS(hb_table_check_and_put(table, F, 1, Q, 1, NULL, 5, second, &applied, NULL),
                  HB_ERR_INVALID_ARGUMENT);
     hb_delete *del = NULL;
@@ -317,6 +317,92 @@ static void test_atomic(hb_connection *conn) {
     hb_delete_free(del);
     hb_put_free(first);
     hb_put_free(second);
+    hb_table_free(table);
+}
+
+/* ---- v2 rules: err always set, rejections explained, sizes, empty vs absent, scanner errors */
+
+static void test_v2_rules(hb_connection *conn) {
+    /* Config rejections carry a message; Hadoop-style sizes are accepted. */
+    hb_config *cfg = NULL;
+    hb_error *err = NULL;
+    CHECK_STATUS(hb_config_new(&cfg), HB_OK);
+    CHECK_STATUS(hb_config_set_err(cfg, "no.such.key", "1", &err), HB_ERR_INVALID_ARGUMENT);
+    CHECK(err != NULL && strstr(hb_error_message(err), "no.such.key") != NULL);
+    hb_error_free(err);
+    err = NULL;
+    CHECK_STATUS(hb_config_set_err(cfg, "hbase.rpc.timeout", "soon", &err), HB_ERR_INVALID_ARGUMENT);
+    CHECK(err != NULL && strlen(hb_error_message(err)) > 0);
+    hb_error_free(err);
+    err = NULL;
+    CHECK_STATUS(hb_config_set_err(cfg, "hbase.client.write.buffer", "2MB", &err), HB_OK);
+    CHECK(err == NULL);
+    CHECK_STATUS(hb_config_set(cfg, "hbase.client.scanner.max.result.size", "64k"), HB_OK);
+    CHECK_STATUS(hb_config_set(cfg, "hbase.client.write.buffer", "2XB"), HB_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(hb_config_set_err(NULL, "k", "v", &err), HB_ERR_INVALID_ARGUMENT);
+    CHECK(err != NULL && hb_error_status(err) == HB_ERR_INVALID_ARGUMENT); /* argument errors too */
+    hb_error_free(err);
+    err = NULL;
+    hb_config_free(cfg);
+
+    /* Empty value vs absent column, in results and in conditional writes. */
+    hb_table *table = open_table(conn, "t");
+    hb_put *empty = make_put("v2-empty", 8, "", 0);
+    hb_put *full = make_put("v2-empty", 8, "x", 1);
+    bool applied = true;
+    /* expected != NULL with length 0: "present and empty" -- the column is absent: no. */
+    CHECK_STATUS(hb_table_check_and_put(table, F, 1, Q, 1, "", 0, full, &applied, &err), HB_OK);
+    CHECK(!applied);
+    CHECK_STATUS(hb_table_put(table, empty, &err), HB_OK);
+    hb_get *get = make_get("v2-empty", 8);
+    hb_result *r = NULL;
+    CHECK_STATUS(hb_table_get(table, get, &r, &err), HB_OK);
+    const uint8_t *value = NULL;
+    size_t value_len = 99;
+    CHECK_STATUS(hb_result_value(r, F, 1, Q, 1, &value, &value_len), HB_OK); /* present, empty */
+    CHECK(value_len == 0);
+    CHECK_STATUS(hb_result_value(r, F, 1, (const uint8_t *)"zz", 2, &value, &value_len),
+                 HB_ERR_NOT_FOUND); /* absent */
+    hb_result_free(r);
+    /* Now present and empty: the strict empty check holds. */
+    CHECK_STATUS(hb_table_check_and_put(table, F, 1, Q, 1, "", 0, full, &applied, &err), HB_OK);
+    CHECK(applied);
+    /* Holds "x" now: neither empty nor absent. */
+    CHECK_STATUS(hb_table_check_and_put(table, F, 1, Q, 1, "", 0, empty, &applied, &err), HB_OK);
+    CHECK(!applied);
+    CHECK_STATUS(hb_table_check_and_put(table, F, 1, Q, 1, NULL, 0, empty, &applied, &err), HB_OK);
+    CHECK(!applied);
+    hb_get_free(get);
+    hb_put_free(empty);
+    hb_put_free(full);
+
+    /* A scanner error is reported again on the next call, never as the end. */
+    hb_table *missing = open_table(conn, "v2_no_such_table");
+    hb_scan *scan = NULL;
+    CHECK_STATUS(hb_scan_new(&scan), HB_OK);
+    hb_scanner *scanner = NULL;
+    CHECK_STATUS(hb_table_scanner(missing, scan, &scanner, NULL), HB_OK);
+    for (int i = 0; i < 2; i++) {
+        r = (hb_result *)&err; /* untouched on error */
+        CHECK_STATUS(hb_scanner_next(scanner, &r, &err), HB_ERR_TABLE_NOT_FOUND);
+        CHECK(r == (hb_result *)&err);
+        CHECK(err != NULL && hb_error_status(err) == HB_ERR_TABLE_NOT_FOUND);
+        hb_error_free(err);
+        err = NULL;
+    }
+    hb_scanner_free(scanner);
+    /* The end is sticky too: HB_OK with NULL, again. */
+    CHECK_STATUS(hb_scan_set_start_row(scan, "v2-none", 7), HB_OK);
+    CHECK_STATUS(hb_scan_set_stop_row(scan, "v2-none~", 8), HB_OK);
+    CHECK_STATUS(hb_table_scanner(table, scan, &scanner, NULL), HB_OK);
+    for (int i = 0; i < 2; i++) {
+        r = (hb_result *)&err;
+        CHECK_STATUS(hb_scanner_next(scanner, &r, &err), HB_OK);
+        CHECK(r == NULL);
+    }
+    hb_scanner_free(scanner);
+    hb_scan_free(scan);
+    hb_table_free(missing);
     hb_table_free(table);
 }
 
@@ -551,7 +637,7 @@ static void on_put_done(hb_future *future, void *userdata) {
     if (is_submitter || id < 0 || id >= THREADS) {
         atomic_fetch_add(&callbacks_on_submitter, 1);
     }
-    if (strcmp(name, "hbclient-worker") != 0) {
+    if (strcmp(name, "hbclient-cb") != 0) {
         atomic_fetch_add(&callbacks_off_worker, 1);
     }
     if (!hb_future_is_ready(future) || hb_future_wait(future) != HB_OK) {
@@ -855,6 +941,7 @@ int main(void) {
     test_binary_roundtrip(conn);
     test_errors(conn);
     test_atomic(conn);
+    test_v2_rules(conn);
     test_big_batch(conn);
     test_concurrent_async(conn);
     test_futures(conn);

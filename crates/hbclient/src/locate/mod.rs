@@ -133,12 +133,29 @@ impl Locator {
         let loc = Arc::new(loc);
         let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
         let regions = cache.entry(loc.table.clone()).or_default();
-        // Drop cached regions that overlap the new one (they were split or merged away).
-        let stale: Vec<Bytes> = regions
-            .values()
-            .filter(|r| overlaps(r, &loc))
-            .map(|r| r.start.clone())
-            .collect();
+        // Drop cached regions that overlap the new one (they were split or merged away). Cached
+        // regions never overlap each other, so those are the one starting at or before the new
+        // start (if it reaches into it) and those starting inside it: a range query, not a scan
+        // of the table's regions.
+        let mut stale: Vec<Bytes> = Vec::new();
+        if let Some((_, r)) = regions
+            .range::<[u8], _>((Bound::Unbounded, Bound::Included(&loc.start[..])))
+            .next_back()
+        {
+            if overlaps(r, &loc) {
+                stale.push(r.start.clone());
+            }
+        }
+        let inside = if loc.end.is_empty() {
+            Bound::Unbounded
+        } else {
+            Bound::Excluded(&loc.end[..])
+        };
+        stale.extend(
+            regions
+                .range::<[u8], _>((Bound::Excluded(&loc.start[..]), inside))
+                .map(|(start, _)| start.clone()),
+        );
         for start in stale {
             regions.remove(&start);
         }
@@ -432,6 +449,44 @@ mod tests {
             start: Bytes::copy_from_slice(start.as_bytes()),
             end: Bytes::copy_from_slice(end.as_bytes()),
             server: server.into(),
+        }
+    }
+
+    #[test]
+    fn inserts_replace_exactly_the_overlapping_regions() {
+        // Random regions over the keys "a".."z" (with open ends), checked against a brute force.
+        let keys: Vec<String> = std::iter::once(String::new())
+            .chain((b'b'..=b'y').map(|c| (c as char).to_string()))
+            .collect();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let locator = Locator::default();
+        let table = TableName::parse("t").unwrap();
+        let mut model: Vec<RegionLocation> = Vec::new();
+        for i in 0..2000 {
+            let a = next(keys.len());
+            let b = next(keys.len());
+            let (start, end) = (a.min(b), a.max(b));
+            let end = if end == start || next(5) == 0 {
+                ""
+            } else {
+                &keys[end]
+            };
+            let new = loc(&keys[start], end, &format!("s{i}"));
+            model.retain(|r| !overlaps(r, &new));
+            model.push(new.clone());
+            locator.insert(new);
+            let cache = locator.cache.read().unwrap();
+            let mut cached: Vec<&str> = cache[&table].values().map(|r| &r.server[..]).collect();
+            let mut expected: Vec<&str> = model.iter().map(|r| &r.server[..]).collect();
+            cached.sort_unstable();
+            expected.sort_unstable();
+            assert_eq!(cached, expected, "after insert {i}");
         }
     }
 

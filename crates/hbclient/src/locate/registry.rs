@@ -111,7 +111,8 @@ pub(crate) struct RpcRegistry {
 const REFRESH_EVERY: Duration = Duration::from_secs(300);
 
 impl RpcRegistry {
-    /// One registry call, on each known server in turn until one answers.
+    /// One registry call, on each known server in turn until one answers; `timeout` bounds them
+    /// all together (it is the caller's share of its operation deadline).
     async fn call<R: prost::Message + Default>(
         &self,
         pool: &RpcPool,
@@ -124,9 +125,14 @@ impl RpcRegistry {
             .unwrap_or_else(|e| e.into_inner())
             .clone();
         let start = self.next.load(Ordering::Relaxed);
+        let deadline = tokio::time::Instant::now() + timeout;
         let mut last = None;
         for i in 0..servers.len() {
             let addr = &servers[(start + i) % servers.len()];
+            let timeout = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if timeout.is_zero() {
+                break;
+            }
             match pool
                 .call(
                     addr,
@@ -149,7 +155,18 @@ impl RpcRegistry {
                 Err(e) => return Err(e),
             }
         }
-        Err(last.unwrap_or_else(|| Error::connection("no bootstrap server answered")))
+        Err(match last {
+            // A server that hangs up right after a ConnectionHeader naming ClientMetaService does
+            // not serve that service: say so instead of leaving a bare "closed by the server".
+            Some(e) if e.message().contains("closed by the server") => e.with_context(
+                "hint",
+                "the bootstrap server closed the connection on ClientMetaService: it does not serve \
+                 the ZooKeeper-free registry (region servers before HBase 2.5, masters before 2.3); \
+                 use ZooKeeper discovery",
+            ),
+            Some(e) => e,
+            None => Error::timeout("no bootstrap server answered in time"),
+        })
     }
 
     /// Refreshes the server list when it was never refreshed or is older than five minutes.

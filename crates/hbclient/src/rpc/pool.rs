@@ -4,21 +4,53 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use prost::Message;
 
-use super::connection::{CallIds, ConnectSpec, RpcConnection};
+use super::connection::{CallIds, Common, ConnectSpec, RpcConnection, Watchdog};
 use super::transport::Layers;
 use super::Service;
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
 use crate::metrics::Metrics;
 
-/// One pooled connection: the live one, and a lock that serialises reconnecting.
+/// After a failed connect, callers get the same error without trying again for this long,
+/// doubled per further failure...
+const CONNECT_BACKOFF: Duration = Duration::from_millis(100);
+/// ... up to this (HBase's `hbase.ipc.client.failed.servers.expiry`).
+const CONNECT_BACKOFF_MAX: Duration = Duration::from_secs(2);
+
+/// One pooled connection: the live one, a lock that serialises reconnecting, and the last
+/// connect failure (so the callers queued behind a failed connect fail at once instead of each
+/// trying, and waiting, in turn).
 #[derive(Default)]
 struct Entry {
     live: Mutex<Option<Arc<RpcConnection>>>,
-    connecting: tokio::sync::Mutex<()>,
+    connecting: tokio::sync::Mutex<Option<Failed>>,
+}
+
+/// A remembered connect failure.
+struct Failed {
+    error: Error,
+    /// Failures in a row.
+    count: u32,
+    /// No new attempt before this.
+    retry_at: Instant,
+}
+
+impl Failed {
+    fn next(previous: Option<&Failed>, error: Error) -> Failed {
+        let count = previous.map_or(1, |f| f.count.saturating_add(1));
+        let backoff = CONNECT_BACKOFF
+            .saturating_mul(1 << (count - 1).min(16))
+            .min(CONNECT_BACKOFF_MAX);
+        Failed {
+            error,
+            count,
+            retry_at: Instant::now() + backoff,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -31,6 +63,8 @@ struct Slot {
 pub(crate) struct RpcPool {
     config: Config,
     layers: Arc<Layers>,
+    /// What every connection shares: runtime, client byte budget, dead-peer settings.
+    common: Arc<Common>,
     ids: CallIds,
     pub(crate) metrics: Arc<Metrics>,
     /// By service, then by `host:port` (looked up with a borrowed `&str`: no allocation per call).
@@ -48,10 +82,25 @@ impl std::fmt::Debug for RpcPool {
 }
 
 impl RpcPool {
-    /// Fails when the security settings are unusable (unreadable key material, bad names).
+    /// Fails when the security settings are unusable (unreadable key material, bad names), or
+    /// when called outside a Tokio runtime (connection tasks run on the current one).
     pub(crate) fn new(config: Config, metrics: Arc<Metrics>) -> Result<RpcPool> {
+        let runtime = tokio::runtime::Handle::try_current()
+            .map_err(|e| Error::invalid(format!("a Tokio runtime is needed: {e}")))?;
+        let common = Arc::new(Common {
+            runtime,
+            client_room: Arc::new(tokio::sync::Semaphore::new(config.max_in_flight_bytes)),
+            client_bytes: config.max_in_flight_bytes,
+            connection_bytes: config.max_in_flight_bytes_per_connection,
+            watchdog: Watchdog {
+                read_timeout: config.read_timeout,
+                write_timeout: config.write_timeout,
+                max_consecutive_timeouts: config.max_consecutive_timeouts,
+            },
+        });
         Ok(RpcPool {
             layers: Layers::new(&config)?,
+            common,
             config,
             ids: CallIds::default(),
             metrics,
@@ -100,9 +149,12 @@ impl RpcPool {
         if let Some(conn) = live(entry) {
             return Ok(conn);
         }
-        let _connecting = entry.connecting.lock().await;
+        let mut failed = entry.connecting.lock().await;
         if let Some(conn) = live(entry) {
             return Ok(conn);
+        }
+        if let Some(f) = failed.as_ref().filter(|f| Instant::now() < f.retry_at) {
+            return Err(f.error.clone());
         }
         let spec = ConnectSpec {
             addr: addr.to_string(),
@@ -110,9 +162,17 @@ impl RpcPool {
             user: self.config.user.clone(),
             layers: self.layers.clone(),
         };
-        let conn = RpcConnection::connect(spec, self.metrics.clone()).await?;
-        *entry.live.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn.clone());
-        Ok(conn)
+        match RpcConnection::connect(spec, self.common.clone(), self.metrics.clone()).await {
+            Ok(conn) => {
+                *failed = None;
+                *entry.live.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn.clone());
+                Ok(conn)
+            }
+            Err(e) => {
+                *failed = Some(Failed::next(failed.as_ref(), e.clone()));
+                Err(e)
+            }
+        }
     }
 
     /// One call on a pooled connection to `addr`.
@@ -160,4 +220,77 @@ impl RpcPool {
 fn live(entry: &Entry) -> Option<Arc<RpcConnection>> {
     let guard = entry.live.lock().unwrap_or_else(|e| e.into_inner());
     guard.as_ref().filter(|c| !c.is_closed()).cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A listening port whose accept queue is full: connects to it hang (the kernel drops SYNs)
+    /// until the connect timeout.
+    fn unanswered_port() -> (std::net::TcpListener, Vec<std::net::TcpStream>, String) {
+        let socket = socket2::Socket::new(
+            socket2::Domain::IPV4,
+            socket2::Type::STREAM,
+            Some(socket2::Protocol::TCP),
+        )
+        .unwrap();
+        socket
+            .bind(
+                &"127.0.0.1:0"
+                    .parse::<std::net::SocketAddr>()
+                    .unwrap()
+                    .into(),
+            )
+            .unwrap();
+        socket.listen(0).unwrap();
+        let listener: std::net::TcpListener = socket.into();
+        let addr = listener.local_addr().unwrap();
+        let mut fillers = Vec::new();
+        for _ in 0..4 {
+            if let Ok(s) = std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(100)) {
+                fillers.push(s);
+            }
+        }
+        (listener, fillers, addr.to_string())
+    }
+
+    #[tokio::test]
+    async fn callers_behind_a_failed_connect_fail_at_once() {
+        let (_listener, _fillers, addr) = unanswered_port();
+        let connect_timeout = Duration::from_millis(300);
+        let mut config = Config::bootstrap("127.0.0.1:1");
+        config.connect_timeout = connect_timeout;
+        let pool = RpcPool::new(config, Arc::new(Metrics::default())).unwrap();
+        let started = Instant::now();
+        let attempts = (0..8).map(|_| pool.connection(&addr, Service::Client));
+        for attempt in futures::future::join_all(attempts).await {
+            assert!(attempt.is_err());
+        }
+        // One connect timed out; the seven callers queued behind it did not try again.
+        let took = started.elapsed();
+        assert!(took < connect_timeout * 3, "{took:?}");
+        // Within the backoff the failure is answered from memory.
+        let started = Instant::now();
+        let e = pool.connection(&addr, Service::Client).await.unwrap_err();
+        assert!(started.elapsed() < connect_timeout / 2, "{e}");
+        // After it, the server is tried again.
+        tokio::time::sleep(CONNECT_BACKOFF * 3).await;
+        let started = Instant::now();
+        assert!(pool.connection(&addr, Service::Client).await.is_err());
+        assert!(started.elapsed() >= connect_timeout / 2);
+    }
+
+    #[test]
+    fn connect_backoff_doubles_up_to_a_cap() {
+        let mut f = Failed::next(None, Error::connection("x"));
+        let mut waits = Vec::new();
+        for _ in 0..8 {
+            waits.push(f.retry_at.saturating_duration_since(Instant::now()));
+            f = Failed::next(Some(&f), Error::connection("x"));
+        }
+        assert!(waits[0] <= CONNECT_BACKOFF && waits[1] > CONNECT_BACKOFF);
+        assert!(waits.iter().all(|w| *w <= CONNECT_BACKOFF_MAX));
+        assert!(waits[7] > CONNECT_BACKOFF_MAX / 2);
+    }
 }

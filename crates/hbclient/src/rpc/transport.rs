@@ -10,7 +10,7 @@ use std::time::Duration;
 use bytes::{BufMut, BytesMut};
 use hbclient_proto::frame;
 use hbclient_proto::pb;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::config::Config;
@@ -30,6 +30,8 @@ pub(crate) struct Layers {
     tls: Option<TlsConnector>,
     kerberos: Option<Kerberos>,
     connect_timeout: Duration,
+    /// Bounds the security preamble and the Kerberos exchange.
+    handshake_timeout: Duration,
 }
 
 /// Kerberos settings shared by every connection; the server principal is made per host.
@@ -57,7 +59,9 @@ impl Kerberos {
             (Some(one), None) | (None, Some(one)) => (one.clone(), one.clone()),
             (None, None) => {
                 return Err(Error::invalid(
-                    "hbase.security.authentication is kerberos but no server principal is                      configured: set hbase.regionserver.kerberos.principal (and                      hbase.master.kerberos.principal), e.g. hbase/_HOST@EXAMPLE.COM",
+                    "hbase.security.authentication is kerberos but no server principal is configured: \
+                     set hbase.regionserver.kerberos.principal (and hbase.master.kerberos.principal), \
+                     e.g. hbase/_HOST@EXAMPLE.COM",
                 ))
             }
         };
@@ -79,14 +83,23 @@ impl Kerberos {
         }))
     }
 
-    /// The parameters for one connection to `host` for `service`.
-    fn params(&self, host: &str, service: Service) -> KerberosParams {
-        let pattern = match service {
-            Service::Master => &self.master_principal,
-            Service::Client | Service::Admin | Service::ClientMeta => &self.regionserver_principal,
-        };
+    /// The principals a server reached for `service` may run as: one, or (ClientMetaService,
+    /// which masters and region servers both serve) the two when they differ.
+    fn candidates(&self, host: &str, service: Service) -> Vec<String> {
+        let rs = security::server_principal(&self.regionserver_principal, host);
+        let master = security::server_principal(&self.master_principal, host);
+        match service {
+            Service::Master => vec![master],
+            Service::Client | Service::Admin => vec![rs],
+            Service::ClientMeta if rs == master => vec![rs],
+            Service::ClientMeta => vec![rs, master],
+        }
+    }
+
+    /// The parameters for one connection to a server running as `server_principal`.
+    fn params(&self, server_principal: String) -> KerberosParams {
         KerberosParams {
-            server_principal: security::server_principal(pattern, host),
+            server_principal,
             client_principal: self.client_principal.clone(),
             keytab: self.keytab.clone(),
             wanted: self.wanted.clone(),
@@ -99,15 +112,22 @@ impl Layers {
     /// Reads key material and checks the settings, so that a bad configuration fails at
     /// `Connection::connect` rather than at the first call.
     pub(crate) fn new(config: &Config) -> Result<Arc<Layers>> {
-        let tls = if config.tls.enabled {
-            Some(TlsConnector::new(&config.tls)?)
-        } else {
-            None
+        // A handshake is reading from a server that owes an answer: the read-progress deadline
+        // bounds it too, so a server that accepts and never answers is left as quickly as one
+        // that stops answering calls.
+        let tls = match config.tls.enabled {
+            true => {
+                let mut tls = TlsConnector::new(&config.tls)?;
+                tls.handshake_timeout = tls.handshake_timeout.min(config.read_timeout);
+                Some(tls)
+            }
+            false => None,
         };
         Ok(Arc::new(Layers {
             tls,
             kerberos: Kerberos::from_config(config)?,
             connect_timeout: config.connect_timeout,
+            handshake_timeout: config.connect_timeout.min(config.read_timeout),
         }))
     }
 
@@ -123,11 +143,11 @@ impl Layers {
             .await
             .map_err(|_| Error::timeout(format!("connecting to {addr} timed out")))?
             .map_err(|e| Error::connection(format!("cannot connect to {addr}: {e}")))?;
-        let _ = tcp.set_nodelay(true);
+        tune(&tcp);
         let kerberos = self
             .kerberos
             .as_ref()
-            .map(|k| k.params(host_of(addr), service));
+            .map(|k| (k, k.candidates(host_of(addr), service)));
         match &self.tls {
             None => self.authenticate(addr, tcp, kerberos, header).await,
             Some(tls) => {
@@ -143,22 +163,34 @@ impl Layers {
         &self,
         addr: &str,
         mut stream: S,
-        kerberos: Option<KerberosParams>,
+        kerberos: Option<(&Kerberos, Vec<String>)>,
         mut header: pb::ConnectionHeader,
     ) -> Result<(ReadHalf, WriteHalf)> {
-        let Some(params) = kerberos else {
+        let Some((kerberos, candidates)) = kerberos else {
             let (reader, writer) = stream.split_boxed();
             return send_header(addr, reader, writer, Some(&frame::SIMPLE_PREAMBLE), header).await;
         };
+        let principal = match <[String; 1]>::try_from(candidates) {
+            Ok([only]) => only,
+            Err(candidates) => tokio::time::timeout(
+                self.handshake_timeout,
+                ask_server_principal(&mut stream, addr, &candidates),
+            )
+            .await
+            .map_err(|_| {
+                Error::timeout(format!("{addr} did not answer the security preamble"))
+            })??,
+        };
+        let params = kerberos.params(principal);
         let handshake = tokio::time::timeout(
-            self.connect_timeout,
+            self.handshake_timeout,
             security::kerberos_handshake(&mut stream, &params),
         )
         .await
         .map_err(|_| {
             Error::timeout(format!(
                 "Kerberos handshake with {addr} ({}) took longer than {:?}",
-                params.server_principal, self.connect_timeout
+                params.server_principal, self.handshake_timeout
             ))
         })?
         .map_err(|e| e.with_context("server", addr.to_string()))?;
@@ -187,6 +219,67 @@ impl Layers {
             }
         }
     }
+}
+
+/// Idle time before the first keepalive probe: a half-open connection (the peer's host vanished)
+/// is found by the kernel even when no call is in flight.
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
+/// Time between keepalive probes.
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(10);
+
+/// Socket options of every RPC connection: no Nagle delay, and TCP keepalive.
+fn tune(tcp: &TcpStream) {
+    let _ = tcp.set_nodelay(true);
+    let keepalive = socket2::TcpKeepalive::new().with_time(KEEPALIVE_IDLE);
+    #[cfg(any(target_os = "linux", target_os = "macos", windows))]
+    let keepalive = keepalive.with_interval(KEEPALIVE_INTERVAL);
+    if let Err(e) = socket2::SockRef::from(tcp).set_tcp_keepalive(&keepalive) {
+        tracing::debug!(error = %e, "cannot enable TCP keepalive");
+    }
+}
+
+/// The security preamble (HBASE-28321): asks a server which principal it runs as.
+const SECURITY_PREAMBLE: &[u8; 6] = b"Securi";
+/// The largest answer to it we read.
+const MAX_SECURITY_PREAMBLE_ANSWER: usize = 64 * 1024;
+
+/// Sends the security preamble and returns the server's principal, which must be one of
+/// `candidates` (as the Java client checks). Used only when the candidates differ; the same
+/// connection then goes on with the ordinary preamble.
+async fn ask_server_principal<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: &mut S,
+    addr: &str,
+    candidates: &[String],
+) -> Result<String> {
+    let io = |e: std::io::Error| {
+        Error::connection(format!("security preamble exchange with {addr} failed: {e} (servers before HBase 2.6 close the connection on it)"))
+    };
+    stream.write_all(SECURITY_PREAMBLE).await.map_err(io)?;
+    stream.flush().await.map_err(io)?;
+    let len = stream.read_u32().await.map_err(io)? as usize;
+    if len > MAX_SECURITY_PREAMBLE_ANSWER {
+        return Err(Error::protocol(format!(
+            "{addr} answered the security preamble with {len} bytes"
+        )));
+    }
+    let mut body = vec![0u8; len];
+    stream.read_exact(&mut body).await.map_err(io)?;
+    let answer = frame::ResponseFrame::decode(body.into())?;
+    if let Some(e) = &answer.header.exception {
+        return Err(Error::remote(super::connection::remote_error(e))
+            .with_context("server", addr.to_string()));
+    }
+    let principal = answer
+        .body::<pb::SecurityPreamableResponse>("SecurityPreamableResponse")?
+        .server_principal;
+    if !candidates.contains(&principal) {
+        return Err(Error::authentication(format!(
+            "{addr} says it runs as {principal:?}, which is none of the configured principals \
+             [{}] (hbase.regionserver.kerberos.principal, hbase.master.kerberos.principal)",
+            candidates.join(", ")
+        )));
+    }
+    Ok(principal)
 }
 
 /// A stream the handshake runs on before it is split into the connection's two halves.
@@ -245,6 +338,100 @@ pub(crate) fn host_of(addr: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use prost::Message;
+
+    fn encode_answer(header: pb::ResponseHeader, body: &impl prost::Message) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut frame = Vec::new();
+        header.encode_length_delimited(&mut frame).unwrap();
+        body.encode_length_delimited(&mut frame).unwrap();
+        out.extend_from_slice(&(frame.len() as u32).to_be_bytes());
+        out.extend_from_slice(&frame);
+        out
+    }
+
+    async fn ask_with_answer(answer: Vec<u8>) -> (Result<String>, Vec<u8>) {
+        let (mut client, mut server) = tokio::io::duplex(4096);
+        let serve = tokio::spawn(async move {
+            let mut preamble = [0u8; 6];
+            server.read_exact(&mut preamble).await.unwrap();
+            server.write_all(&answer).await.unwrap();
+            preamble.to_vec()
+        });
+        let candidates = vec![
+            "hbase/rs@EX.COM".to_string(),
+            "hmaster/rs@EX.COM".to_string(),
+        ];
+        let result = ask_server_principal(&mut client, "rs:16020", &candidates).await;
+        (result, serve.await.unwrap())
+    }
+
+    #[tokio::test]
+    async fn security_preamble_names_one_of_the_candidates() {
+        let header = pb::ResponseHeader {
+            call_id: Some(CONNECTION_CALL_ID_FOR_TESTS),
+            ..Default::default()
+        };
+        let ok = pb::SecurityPreamableResponse {
+            server_principal: "hmaster/rs@EX.COM".into(),
+        };
+        let (result, sent) = ask_with_answer(encode_answer(header.clone(), &ok)).await;
+        assert_eq!(sent, b"Securi");
+        assert_eq!(result.unwrap(), "hmaster/rs@EX.COM");
+        // An answer that is not a candidate (a multi-process HBase may answer its OS user).
+        let root = pb::SecurityPreamableResponse {
+            server_principal: "root".into(),
+        };
+        let e = ask_with_answer(encode_answer(header, &root))
+            .await
+            .0
+            .unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Authentication);
+        assert!(e.message().contains("\"root\""), "{e}");
+    }
+
+    #[tokio::test]
+    async fn security_preamble_exception_is_reported() {
+        let header = pb::ResponseHeader {
+            call_id: Some(CONNECTION_CALL_ID_FOR_TESTS),
+            exception: Some(pb::ExceptionResponse {
+                exception_class_name: Some(
+                    "org.apache.hadoop.hbase.ipc.SecurityNotEnabledException".into(),
+                ),
+                stack_trace: Some(
+                    "org.apache.hadoop.hbase.ipc.SecurityNotEnabledException: off".into(),
+                ),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let mut frame = Vec::new();
+        header.encode_length_delimited(&mut frame).unwrap();
+        let mut answer = (frame.len() as u32).to_be_bytes().to_vec();
+        answer.extend_from_slice(&frame);
+        let e = ask_with_answer(answer).await.0.unwrap_err();
+        assert!(e.message().contains("SecurityNotEnabledException"), "{e}");
+    }
+
+    const CONNECTION_CALL_ID_FOR_TESTS: u32 = frame::CONNECTION_CALL_ID;
+
+    #[tokio::test]
+    async fn sockets_have_keepalive_and_nodelay() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let tcp = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        tune(&tcp);
+        let sock = socket2::SockRef::from(&tcp);
+        assert!(sock.keepalive().unwrap());
+        assert!(tcp.nodelay().unwrap());
+        #[cfg(target_os = "linux")]
+        {
+            assert_eq!(sock.tcp_keepalive_time().unwrap(), KEEPALIVE_IDLE);
+            assert_eq!(sock.tcp_keepalive_interval().unwrap(), KEEPALIVE_INTERVAL);
+        }
+    }
 
     #[test]
     fn hosts_from_addresses() {

@@ -18,7 +18,6 @@ use tokio::io::{duplex, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use super::*;
 use crate::ErrorKind;
 
-const SERVICE: &str = "hbase/localhost@EXAMPLE.COM";
 const CLIENT: &str = "hbclient@EXAMPLE.COM";
 
 fn kdc_dir() -> Option<PathBuf> {

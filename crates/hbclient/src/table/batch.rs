@@ -1,7 +1,7 @@
 //! Batches: actions grouped by region and by server, one `Multi` RPC per server, all servers at
 //! once; per-action results; only the actions that failed retriably are relocated and retried.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -133,6 +133,16 @@ impl AsyncTable {
     /// until they succeed or the operation deadline or retry budget is spent; each failure is
     /// reported with its own action's result.
     pub async fn batch(&self, actions: Vec<Action>) -> Vec<Result<BatchOutcome>> {
+        self.batch_until(actions, self.core().deadline()).await
+    }
+
+    /// [`AsyncTable::batch`] within a deadline set by the caller (a `BufferedMutator` flush
+    /// starts its clock when it is cut, not when earlier flushes let it go).
+    pub(crate) async fn batch_until(
+        &self,
+        actions: Vec<Action>,
+        deadline: crate::retry::Deadline,
+    ) -> Vec<Result<BatchOutcome>> {
         let core = self.core().clone();
         let mut results: Vec<Option<Result<BatchOutcome>>> =
             (0..actions.len()).map(|_| None).collect();
@@ -168,20 +178,28 @@ impl AsyncTable {
             .enumerate()
             .map(|(i, p)| (p.index, i))
             .collect();
-        let deadline = core.deadline();
         let mut pending: Vec<usize> = prepared.iter().map(|p| p.index).collect();
         let mut tries = 0u32;
         while !pending.is_empty() {
             let mut retry: Vec<(usize, Error)> = Vec::new();
             let mut groups: HashMap<String, ServerWork> = HashMap::new();
+            // Where each region's list is in its server's work (no search per action).
+            let mut slots: HashMap<Bytes, usize> = HashMap::new();
             for &index in &pending {
                 let p = &prepared[by_index[&index]];
                 match core.locate(self.name(), p.action.row(), deadline).await {
                     Ok(loc) => {
                         let work = groups.entry(loc.server.clone()).or_default();
-                        match work.iter_mut().find(|(l, _)| l.name == loc.name) {
-                            Some((_, list)) => list.push(index),
-                            None => work.push((loc, vec![index])),
+                        match slots.get(&loc.name) {
+                            Some(&slot)
+                                if work.get(slot).is_some_and(|(l, _)| l.name == loc.name) =>
+                            {
+                                work[slot].1.push(index)
+                            }
+                            _ => {
+                                slots.insert(loc.name.clone(), work.len());
+                                work.push((loc, vec![index]));
+                            }
                         }
                     }
                     Err(e) if e.is_retriable() => retry.push((index, e)),
@@ -247,7 +265,12 @@ impl AsyncTable {
                     break;
                 }
             }
-            let pause = pause_time(core.config.pause, tries);
+            // The overloaded pause when any server said it is overloaded.
+            let pause = retry
+                .iter()
+                .map(|(_, e)| core.policy().pause_after(tries, e))
+                .max()
+                .unwrap_or_else(|| pause_time(core.config.pause, tries));
             if tries >= core.config.retries || pause >= deadline.remaining() {
                 for (index, e) in retry {
                     results[index] = Some(Err(e.with_context("attempts", (tries + 1).to_string())));
@@ -319,7 +342,7 @@ type ActionOutcomes = Vec<(usize, Result<BatchOutcome>, Arc<RegionLocation>)>;
 
 /// Sends one Multi to `server` and maps its answer back to action indexes.
 async fn send_multi(
-    core: &crate::client::Core,
+    core: &crate::shared::Core,
     server: &str,
     work: &ServerWork,
     prepared: &[Prepared],
@@ -385,14 +408,16 @@ async fn send_multi(
             }
             continue;
         }
+        // The region's actions not answered yet (a set: one lookup per result).
+        let mut unanswered: HashSet<usize> = indexes.iter().copied().collect();
         for roe in &region_result.result_or_exception {
             let Some(index) = roe
                 .index
                 .map(|i| i as usize)
-                .filter(|i| indexes.contains(i))
+                .filter(|i| unanswered.remove(i))
             else {
                 return Err(Error::protocol(
-                    "Multi result for an action that was not sent",
+                    "Multi result for an action that was not sent (or answered twice)",
                 ));
             };
             let outcome = match (&roe.exception, &roe.result) {
@@ -414,17 +439,12 @@ async fn send_multi(
             };
             out.push((index, outcome, loc.clone()));
         }
-    }
-    let answered: std::collections::HashSet<usize> = out.iter().map(|(i, _, _)| *i).collect();
-    for (loc, indexes) in work {
-        for &index in indexes {
-            if !answered.contains(&index) {
-                out.push((
-                    index,
-                    Err(Error::protocol("Multi left an action unanswered")),
-                    loc.clone(),
-                ));
-            }
+        for index in indexes.iter().filter(|i| unanswered.contains(i)) {
+            out.push((
+                *index,
+                Err(Error::protocol("Multi left an action unanswered")),
+                loc.clone(),
+            ));
         }
     }
     Ok(out)

@@ -23,11 +23,11 @@ pub use ops::{Append, Delete, Durability, Get, Increment, Mutation, Put};
 pub use result::RowResult;
 pub use scan::{Scan, Scanner};
 
-use crate::client::Core;
 use crate::codec::result_cells;
 use crate::error::{Error, Result};
 use crate::locate::RegionLocation;
 use crate::retry::with_retries;
+use crate::shared::Core;
 use check::CheckAction;
 use tracing::Instrument;
 

@@ -17,12 +17,12 @@ use hbclient_proto::cell::Cell;
 use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 
-use crate::client::Core;
 use crate::codec::scan_results;
 use crate::error::{Error, Result};
 use crate::locate::{RegionLocation, Want};
-use crate::retry::{pause_time, Deadline};
+use crate::retry::Deadline;
 use crate::rpc::Service;
+use crate::shared::Core;
 use crate::table::columns::Columns;
 use crate::table::filter::Filter;
 use crate::table::{AsyncTable, RowResult};
@@ -263,34 +263,40 @@ struct ScanState {
 
 impl Drop for ScanState {
     fn drop(&mut self) {
-        let Some(open) = self.open.take() else {
-            return;
-        };
-        // Best effort: tell the server to free the scanner now instead of at lease expiry.
-        if let Ok(handle) = tokio::runtime::Handle::try_current() {
-            let core = self.core.clone();
-            handle.spawn(async move {
-                let request = pb::ScanRequest {
-                    scanner_id: Some(open.id),
-                    close_scanner: Some(true),
-                    number_of_rows: Some(0),
-                    ..Default::default()
-                };
-                let timeout = core.config.rpc_timeout;
-                let _ = core
-                    .pool
-                    .call(
-                        &open.loc.server,
-                        Service::Client,
-                        "Scan",
-                        &request,
-                        &[],
-                        timeout,
-                    )
-                    .await;
-            });
+        if let Some(open) = self.open.take() {
+            close_later(&self.core, open);
         }
     }
+}
+
+/// How long closing a scanner the scan leaves behind may take.
+const CLOSE_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Best effort and bounded: tells the server to free a scanner now instead of at lease expiry.
+/// Runs in the background on the current runtime (none: the lease frees it).
+fn close_later(core: &Arc<Core>, open: Open) {
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let core = core.clone();
+    handle.spawn(async move {
+        let request = pb::ScanRequest {
+            scanner_id: Some(open.id),
+            close_scanner: Some(true),
+            number_of_rows: Some(0),
+            ..Default::default()
+        };
+        let timeout = core.config.rpc_timeout.min(CLOSE_WITHIN);
+        let closing = core.pool.call(
+            &open.loc.server,
+            Service::Client,
+            "Scan",
+            &request,
+            &[],
+            timeout,
+        );
+        let _ = tokio::time::timeout(timeout, closing).await;
+    });
 }
 
 /// Errors after which the scan continues with a fresh scanner from where it was.
@@ -320,11 +326,19 @@ impl ScanState {
                     return Ok(rows);
                 }
                 Err(e) if reopens(&e) => {
-                    // `step` already corrected the location cache.
-                    self.open = None;
+                    // `step` already corrected the location cache. The old scanner is closed
+                    // unless the server says it is gone already.
+                    if let Some(open) = self.open.take() {
+                        let gone = e.remote_class().is_some_and(|c| {
+                            c == "org.apache.hadoop.hbase.UnknownScannerException"
+                        });
+                        if !gone {
+                            close_later(&self.core, open);
+                        }
+                    }
                     // Restart the row that was only partly received.
                     self.partial.clear();
-                    let pause = pause_time(self.core.config.pause, self.tries);
+                    let pause = self.core.policy().pause_after(self.tries, &e);
                     if self.tries >= self.core.config.retries || pause >= deadline.remaining() {
                         return Err(e.with_context("table", self.table.to_string()));
                     }
@@ -406,11 +420,13 @@ impl ScanState {
         }
         let rows = self.take_results(&response, frame.cellblock.clone())?;
         let region_done = response.more_results_in_region == Some(false);
+        let server_closed = region_done || response.more_results == Some(false);
         if response.more_results == Some(false) || self.rows_left == Some(0) {
-            self.finish_region();
+            // At the limit mid-region the server may still hold the scanner.
+            self.finish_region(server_closed);
             self.done = true;
         } else if region_done {
-            self.finish_region();
+            self.finish_region(true);
             if self.scan.ends_in(&loc) {
                 self.done = true;
             } else {
@@ -430,9 +446,13 @@ impl ScanState {
         Ok(rows)
     }
 
-    /// The region's scanner is finished on the server (it closed it).
-    fn finish_region(&mut self) {
-        self.open = None;
+    /// The scan is done with the region's scanner; unless the server closed it, it is closed.
+    fn finish_region(&mut self, server_closed: bool) {
+        if let Some(open) = self.open.take() {
+            if !server_closed {
+                close_later(&self.core, open);
+            }
+        }
     }
 
     /// Turns the response's results into rows, stitching partials unless the caller asked for

@@ -136,6 +136,49 @@ async fn call_queue_too_big_backs_off_longer() {
 }
 
 #[tokio::test]
+async fn batches_and_scans_back_off_longer_when_overloaded() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("batches_and_scans_back_off_longer_when_overloaded") else {
+        return;
+    };
+    let overloaded_pause = Duration::from_millis(400);
+    let (conn, t, _) = setup(&c, |b| {
+        b.set("hbase.client.pause.server.overloaded", "400")
+            .unwrap()
+    })
+    .await;
+    for method in ["Multi", "Scan"] {
+        let rule = mini.faults().add(Rule::new(
+            Match::method(method).times(1),
+            exception(class::CALL_QUEUE_TOO_BIG),
+        ));
+        let retries = conn.metrics().retries;
+        let started = Instant::now();
+        if method == "Multi" {
+            for r in t
+                .put_many(vec![
+                    Put::new("a").add("f", "q", "A"),
+                    Put::new("z").add("f", "q", "Z"),
+                ])
+                .await
+            {
+                r.unwrap();
+            }
+        } else {
+            let rows = t.scan(Scan::new()).try_collect::<Vec<_>>().await.unwrap();
+            assert_eq!(rows.len(), 2);
+        }
+        let took = started.elapsed();
+        assert_eq!(mini.faults().fired(rule), 1, "{method}");
+        assert_eq!(conn.metrics().retries, retries + 1, "{method}");
+        assert!(
+            took >= overloaded_pause,
+            "{method}: server_overloaded uses the overloaded pause: {took:?}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn do_not_retry_is_final() {
     let c = TestCluster::start().await;
     let Some(mini) = c.mini("do_not_retry_is_final") else {
@@ -310,7 +353,7 @@ async fn deadline_bounds_every_operation() {
         let took = started.elapsed();
         assert!(
             took >= timeout.mul_f32(0.9) && took <= timeout + margin,
-            "{what} took {took:?}"
+            "{what} took {took:?}: {e}"
         );
     };
     let started = Instant::now();

@@ -9,6 +9,7 @@ mod basics;
 mod batch;
 mod blocking;
 mod concurrency;
+mod dead_peers;
 mod errors;
 mod faults;
 mod mutations;

@@ -534,3 +534,69 @@ async fn paused_scans_keep_their_lease_alive() {
         "the lease was renewed, no scanner had to be reopened"
     );
 }
+
+/// Waits (bounded) until no region server holds an open scanner; returns how many are left.
+async fn scanners_left(mini: &mini_hbase::MiniCluster) -> usize {
+    let count = || {
+        (0..mini.region_server_addrs().len())
+            .map(|n| mini.open_scanners(n))
+            .sum::<usize>()
+    };
+    for _ in 0..100 {
+        if count() == 0 {
+            return 0;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    count()
+}
+
+#[tokio::test]
+async fn scanners_left_behind_are_closed() {
+    use mini_hbase::exception::class;
+    use mini_hbase::{Match, Reaction, RemoteException, Rule};
+
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("scanners_left_behind_are_closed") else {
+        return;
+    };
+    let name = c.table(&["f"], &[b"m"]).await;
+    let t = c.conn.table(&name).unwrap();
+    for row in ["a", "b", "c", "d", "n", "o"] {
+        t.put(Put::new(row).add("f", "q", row)).await.unwrap();
+    }
+    assert_eq!(scanners_left(mini).await, 0);
+
+    // Reopened after an error on its second call: the first scanner is closed, not leaked.
+    let rule = mini.faults().add(Rule::new(
+        Match::method("Scan").skip(1).times(1),
+        Reaction::Exception(RemoteException::new(class::REGION_TOO_BUSY, "injected")),
+    ));
+    let rows = scan_all(&t, Scan::new().caching(1)).await;
+    assert_eq!(rows.len(), 6);
+    assert_eq!(mini.faults().fired(rule), 1);
+    assert_eq!(
+        scanners_left(mini).await,
+        0,
+        "a reopened scan leaked its scanner"
+    );
+
+    // Stopped at its limit in the middle of a region.
+    let rows = scan_all(&t, Scan::new().caching(1).limit(2)).await;
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        scanners_left(mini).await,
+        0,
+        "a limited scan leaked its scanner"
+    );
+
+    // Dropped half way.
+    let mut stream = t.scan(Scan::new().caching(1));
+    assert!(stream.next().await.unwrap().is_ok());
+    drop(stream);
+    assert_eq!(
+        scanners_left(mini).await,
+        0,
+        "a dropped scan leaked its scanner"
+    );
+}

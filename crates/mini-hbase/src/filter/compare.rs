@@ -86,7 +86,21 @@ pub(crate) enum Comparator {
     Long(i64),
     /// 0 if `value OP cell` has any bit set (lengths must match), else 1.
     Bit(Bytes, BitOp),
+    /// 0 if the pattern is found in the cell text (Java `Matcher.find`), else 1.
+    Regex(Pattern),
 }
+
+/// A compiled `RegexStringComparator` pattern (equal when the source texts are).
+#[derive(Debug, Clone)]
+pub(crate) struct Pattern(regex::Regex);
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_str() == other.0.as_str()
+    }
+}
+
+impl Eq for Pattern {}
 
 impl Comparator {
     /// `ByteArrayComparable.getValue()` (checkAndMutate treats an empty value as "absent").
@@ -97,6 +111,7 @@ impl Comparator {
             Comparator::Substring(substr) => Bytes::copy_from_slice(substr.as_bytes()),
             Comparator::Null => Bytes::new(),
             Comparator::Long(value) => Bytes::copy_from_slice(&value.to_be_bytes()),
+            Comparator::Regex(re) => Bytes::copy_from_slice(re.0.as_str().as_bytes()),
         })
     }
 
@@ -109,7 +124,12 @@ impl Comparator {
             }
             Comparator::Substring(substr) => zero_if(contains_ignore_case(other, substr)),
             Comparator::Null => Ordering::Greater,
+            // HBase 2.6.4 reads a long from cells of any length without failing; observed: a
+            // cell that is not 8 bytes never equals and always passes GREATER. Mirrored as
+            // "the cell sorts after the value".
+            Comparator::Long(_) if other.len() != 8 => Ordering::Less,
             Comparator::Long(value) => value.cmp(&read_long(other)?),
+            Comparator::Regex(re) => zero_if(re.0.is_match(&String::from_utf8_lossy(other))),
             Comparator::Bit(value, op) => zero_if(any_bit_set(value, other, *op)),
         })
     }
@@ -180,9 +200,19 @@ pub(crate) fn decode_comparator(proto: &pb::Comparator) -> FilterResult<Comparat
             decode::<pb::NullComparator>(bytes, &[])?;
             Ok(Comparator::Null)
         }
-        "RegexStringComparator" => Err(FilterError::new(
-            "java.io.IOException: RegexStringComparator is not supported by mini-hbase".into(),
-        )),
+        "RegexStringComparator" => {
+            let m: pb::RegexStringComparator = decode(bytes, &[1, 2, 3])?;
+            // java.util.regex flags: CASE_INSENSITIVE 2, MULTILINE 8, DOTALL 32.
+            let re = regex::RegexBuilder::new(&m.pattern)
+                .case_insensitive(m.pattern_flags & 2 != 0)
+                .multi_line(m.pattern_flags & 8 != 0)
+                .dot_matches_new_line(m.pattern_flags & 32 != 0)
+                .build()
+                .map_err(|e| {
+                    FilterError::new(format!("java.util.regex.PatternSyntaxException: {e}"))
+                })?;
+            Ok(Comparator::Regex(Pattern(re)))
+        }
         _ => Err(FilterError::new(format!(
             "java.io.IOException: comparator {} is not supported by mini-hbase",
             proto.name

@@ -70,6 +70,11 @@ fn decode_by_name(
 fn decode_simple(short: &str, bytes: &[u8]) -> Option<FilterResult<Box<dyn Filter>>> {
     Some(match short {
         "PrefixFilter" => prefix(bytes),
+        "ColumnPaginationFilter" => super::extra::column_pagination(bytes),
+        "RandomRowFilter" => super::extra::random_row(bytes),
+        "FirstKeyValueMatchingQualifiersFilter" => {
+            super::extra::first_kv_matching_qualifiers(bytes)
+        }
         "InclusiveStopFilter" => inclusive_stop(bytes),
         "PageFilter" => page(bytes),
         "MultiRowRangeFilter" => multi_row_range(bytes),

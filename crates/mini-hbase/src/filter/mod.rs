@@ -58,6 +58,7 @@ mod base;
 mod cells;
 pub(crate) mod compare;
 mod decode;
+mod extra;
 mod list;
 mod rowkey;
 mod scanner;

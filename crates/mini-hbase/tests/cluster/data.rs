@@ -450,14 +450,19 @@ async fn multi_mixes_actions_and_fails_regions_alone() {
         .iter()
         .map(|r| (r.index.unwrap(), r.exception.is_some()))
         .collect();
-    assert_eq!(by_index, [(1, false), (2, false), (3, true), (4, false)]);
+    // HBase 2.6.4 answers the gets of a region action first, then its mutations (observed).
+    assert_eq!(by_index, [(4, false), (1, false), (2, false), (3, true)]);
     assert_eq!(
-        results[2].exception.as_ref().unwrap().name,
+        results[3].exception.as_ref().unwrap().name,
         "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException"
     );
-    // The get's cells are the only ones in the response cellblock.
-    let get_result = results[3].result.clone().unwrap();
-    assert_eq!(values(&result_cells(&answer, get_result)), ["inline"]);
+    // The get ran before the batch's puts, so it saw nothing (as on HBase 2.6.4).
+    let get_result = results[0].result.clone().unwrap();
+    assert!(values(&result_cells(&answer, get_result)).is_empty());
+    assert_eq!(
+        values(&read(&mut conn, &rname, get("a1")).await),
+        ["inline"]
+    );
     assert_eq!(values(&read(&mut conn, &rname, get("a2")).await), ["cb"]);
 }
 

@@ -123,3 +123,34 @@ async fn rules_on_another_server_do_not_fire() {
     .await;
     assert_eq!(c.faults().fired(id), 0);
 }
+
+/// A connection whose calls are all slow is not read beyond a bound: the server stops reading
+/// (and TCP pushes back on the client) instead of taking every request into memory.
+#[tokio::test]
+async fn a_connection_is_not_read_beyond_its_calls_in_service() {
+    let c = cluster().await;
+    let (mut conn, rname) = client_for(&c, "t", b"a", false).await;
+    let server = c.region_of("t", b"a").unwrap().server;
+    c.faults().add(Rule::new(
+        Match::method("Mutate").on(ServerId::RegionServer(server)),
+        Reaction::Delay(Duration::from_secs(30)),
+    ));
+    let value = "x".repeat(16 * 1024);
+    let request = pb::MutateRequest {
+        region: region(&rname),
+        mutation: crate::support::put("a", &[("f", "q", &value)]),
+        condition: None,
+        nonce_group: None,
+    };
+    // 3072 requests of 16 KiB: 48 MiB, far more than 1024 calls in service plus socket buffers.
+    let mut sent = 0;
+    let sending = tokio::time::timeout(Duration::from_secs(3), async {
+        for _ in 0..3072 {
+            conn.send("Mutate", &request, &[]).await;
+            sent += 1;
+        }
+    })
+    .await;
+    assert!(sending.is_err(), "the server read all {sent} requests");
+    assert!(sent >= 1024, "only {sent} requests were read");
+}

@@ -52,6 +52,17 @@ pub(crate) fn user_header(service: &str, codec: bool) -> pb::ConnectionHeader {
         }),
         service_name: Some(service.into()),
         cell_block_codec_class: codec.then(|| frame::KEY_VALUE_CODEC_CLASS.to_string()),
+        // A 2.x client: HBase sends Get results as cellblocks only to clients of 1.3 or later.
+        version_info: codec.then(|| pb::VersionInfo {
+            version: "2.6.4".into(),
+            url: "tests".into(),
+            revision: "0".into(),
+            user: "tests".into(),
+            date: "today".into(),
+            src_checksum: "0".into(),
+            version_major: Some(2),
+            version_minor: Some(6),
+        }),
         ..Default::default()
     }
 }

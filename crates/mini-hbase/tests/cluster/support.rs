@@ -135,3 +135,22 @@ pub(crate) async fn client_for(
     let conn = RawConn::open(server.parse().unwrap(), "ClientService", codec).await;
     (conn, name_of(&info))
 }
+
+/// Reports a test that cannot run here as skipped: a `SKIPPED` line on stderr, and one line
+/// appended to the file named by `HBCLIENT_SKIP_LOG` (`scripts/test.sh` prints and counts them),
+/// so a missing dependency is never mistaken for a pass.
+#[allow(dead_code)]
+pub(crate) fn skipped(test: &str, why: &str) {
+    let line = format!("SKIPPED {test}: {why}");
+    eprintln!("{line}");
+    if let Ok(path) = std::env::var("HBCLIENT_SKIP_LOG") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            let _ = writeln!(f, "{line}");
+        }
+    }
+}

@@ -2,7 +2,8 @@
 //! `hbaseid`), in HBase's format, kept up to date as meta moves.
 //!
 //! Needs a ZooKeeper server: `bash scripts/zookeeper.sh start` and
-//! `HBCLIENT_TEST_ZK=127.0.0.1:2181`. Without the variable these tests print a line and pass.
+//! `HBCLIENT_TEST_ZK=127.0.0.1:2181` (`scripts/test.sh` does both when ZooKeeper is installed).
+//! Without the variable these tests report themselves as SKIPPED (see `support::skipped`).
 
 use std::time::Duration;
 
@@ -11,13 +12,16 @@ use hbclient_proto::znode::{decode_znode, ZNODE_MAGIC};
 use mini_hbase::{ClusterConfig, MiniCluster};
 use zookeeper_client::{Acls, Client, CreateMode, Error as ZkError, Stat};
 
-/// The ZooKeeper quorum from `HBCLIENT_TEST_ZK`, or `None` after printing why the test skips.
+/// The ZooKeeper quorum from `HBCLIENT_TEST_ZK`, or `None` after reporting the test as skipped:
+/// a `SKIPPED` line on stderr (shown with `--nocapture`) and in the file `HBCLIENT_SKIP_LOG`
+/// names, which `scripts/test.sh` counts and prints at the end.
 fn quorum() -> Option<String> {
     match std::env::var("HBCLIENT_TEST_ZK") {
         Ok(q) if !q.trim().is_empty() => Some(q),
         _ => {
-            println!(
-                "skipping: HBCLIENT_TEST_ZK not set (start ZooKeeper with scripts/zookeeper.sh)"
+            crate::support::skipped(
+                "mini-hbase zk tests",
+                "HBCLIENT_TEST_ZK not set (start ZooKeeper with scripts/zookeeper.sh)",
             );
             None
         }

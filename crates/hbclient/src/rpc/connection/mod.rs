@@ -1,0 +1,368 @@
+//! One multiplexed, pipelined connection to one server for one service.
+//!
+//! Callers encode their frame in their own task, take a call id from the client-wide atomic
+//! counter, wait (within their deadline) for room in the connection's and the client's byte
+//! budgets, and hand the frame to the connection's owner task (the [`router`]) through a bounded
+//! channel; no caller locks anything to send. The router registers the call, coalesces writes,
+//! completes calls by id (cellblocks stay slices of the received buffer) and fails every pending
+//! call with the same error when the connection dies. Files: this one is the handle and the call
+//! path; `router` the owner task, `pending` its call map, `write` write coalescing, `read`
+//! answer dispatch.
+
+mod pending;
+mod read;
+mod router;
+mod write;
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use bytes::BytesMut;
+use hbclient_proto::frame::{self, ResponseFrame};
+use hbclient_proto::pb;
+use prost::Message;
+use tokio::runtime::Handle;
+use tokio::sync::{mpsc, oneshot, Semaphore};
+use tokio::time::Instant;
+use tracing::Instrument;
+
+use crate::error::{Error, RemoteError, Result};
+use crate::metrics::Metrics;
+use crate::rpc::transport::Layers;
+use crate::rpc::Service;
+use pending::{Reply, Room};
+use router::Router;
+pub(crate) use router::Watchdog;
+
+/// Calls queued for the router before callers wait (the byte budgets bound memory first).
+const QUEUE_DEPTH: usize = 1024;
+
+/// Client-wide call ids: 0 ..= i32::MAX, then wrapping (as the Java client does).
+#[derive(Debug, Default)]
+pub(crate) struct CallIds(AtomicU32);
+
+impl CallIds {
+    pub(crate) fn next(&self) -> u32 {
+        self.0.fetch_add(1, Ordering::Relaxed) & (i32::MAX as u32)
+    }
+}
+
+/// What a connection is for and how to open it.
+#[derive(Debug, Clone)]
+pub(crate) struct ConnectSpec {
+    pub(crate) addr: String,
+    pub(crate) service: Service,
+    pub(crate) user: String,
+    /// TCP, TLS and authentication settings shared by the client's connections.
+    pub(crate) layers: Arc<Layers>,
+}
+
+/// What every connection of one client shares: where its tasks run, the client-wide byte budget
+/// and the dead-peer settings.
+#[derive(Debug)]
+pub(crate) struct Common {
+    /// The runtime connection tasks are spawned on (the one the client was created in), so a
+    /// connection does not depend on whichever runtime its first caller happened to use.
+    pub(crate) runtime: Handle,
+    /// Request bytes in flight on all connections.
+    pub(crate) client_room: Arc<Semaphore>,
+    pub(crate) client_bytes: usize,
+    /// Request bytes in flight on one connection.
+    pub(crate) connection_bytes: usize,
+    pub(crate) watchdog: Watchdog,
+}
+
+/// A call handed to the router.
+struct Outgoing {
+    id: u32,
+    frame: bytes::Bytes,
+    reply: Reply,
+    deadline: Instant,
+    room: Room,
+}
+
+/// A caller stopped waiting for `id` (it timed out, or its future was dropped).
+#[derive(Debug)]
+struct Cancel {
+    id: u32,
+    timed_out: bool,
+}
+
+/// What the handle and the router both see.
+#[derive(Debug, Default)]
+struct Shared {
+    /// Set by the router, once, when the connection fails.
+    failure: OnceLock<Error>,
+}
+
+/// A live connection. Cheap to share (`Arc`); dropping the last handle stops its task and closes
+/// its socket.
+pub(crate) struct RpcConnection {
+    spec: ConnectSpec,
+    calls: mpsc::Sender<Outgoing>,
+    cancels: mpsc::UnboundedSender<Cancel>,
+    shared: Arc<Shared>,
+    /// This connection's byte budget.
+    room: Arc<Semaphore>,
+    common: Arc<Common>,
+    metrics: Arc<Metrics>,
+}
+
+impl std::fmt::Debug for RpcConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RpcConnection")
+            .field("addr", &self.spec.addr)
+            .field("service", &self.spec.service)
+            .field("closed", &self.is_closed())
+            .finish()
+    }
+}
+
+/// The connection header every hbclient connection sends.
+fn connection_header(spec: &ConnectSpec) -> pb::ConnectionHeader {
+    pb::ConnectionHeader {
+        user_info: Some(pb::UserInformation {
+            effective_user: spec.user.clone(),
+            real_user: None,
+        }),
+        service_name: Some(spec.service.name().to_string()),
+        cell_block_codec_class: Some(frame::KEY_VALUE_CODEC_CLASS.to_string()),
+        cell_block_compressor_class: None,
+        // Claiming 2.x makes servers send RetryImmediatelyException instead of older errors.
+        version_info: Some(pb::VersionInfo {
+            version: "2.6.0".into(),
+            url: "hbclient".into(),
+            revision: env!("CARGO_PKG_VERSION").into(),
+            user: "hbclient".into(),
+            date: "".into(),
+            src_checksum: "".into(),
+            version_major: Some(2),
+            version_minor: Some(6),
+        }),
+        rpc_crypto_cipher_transformation: None,
+        attribute: Vec::new(),
+    }
+}
+
+impl RpcConnection {
+    /// Opens a connection (TCP, TLS and the handshake: see [`Layers::open`]) and starts its
+    /// owner task on the client's runtime.
+    pub(crate) async fn connect(
+        spec: ConnectSpec,
+        common: Arc<Common>,
+        metrics: Arc<Metrics>,
+    ) -> Result<Arc<RpcConnection>> {
+        // The socket is opened on the client's runtime too: its I/O driver is the one that
+        // serves the socket for the connection's whole life.
+        let open = {
+            let (layers, addr, service, header) = (
+                spec.layers.clone(),
+                spec.addr.clone(),
+                spec.service,
+                connection_header(&spec),
+            );
+            common
+                .runtime
+                .spawn(async move { layers.open(&addr, service, header).await })
+        };
+        let (reader, writer) = open
+            .await
+            .map_err(|e| Error::connection(format!("connecting to {} failed: {e}", spec.addr)))??;
+        let shared = Arc::new(Shared::default());
+        let (calls, calls_rx) = mpsc::channel(QUEUE_DEPTH);
+        let (cancels, cancels_rx) = mpsc::unbounded_channel();
+        let router = Router {
+            addr: spec.addr.clone(),
+            reader,
+            writer,
+            calls: calls_rx,
+            cancels: cancels_rx,
+            shared: shared.clone(),
+            metrics: metrics.clone(),
+            watchdog: common.watchdog,
+        };
+        common.runtime.spawn(router.run());
+        metrics.connections_opened.fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(addr = %spec.addr, service = spec.service.name(), "connected");
+        Ok(Arc::new(RpcConnection {
+            spec,
+            calls,
+            cancels,
+            shared,
+            room: Arc::new(Semaphore::new(common.connection_bytes)),
+            common,
+            metrics,
+        }))
+    }
+
+    /// True once the connection has failed; it will not carry more calls.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.shared.failure.get().is_some() || self.calls.is_closed()
+    }
+
+    /// Sends one call and waits for its answer, at most `timeout` (also sent to the server as the
+    /// call's deadline); waiting for room to send counts against it too. `cells` writes the
+    /// request cellblock in place; `cells_len` is its size.
+    pub(crate) async fn call(
+        &self,
+        ids: &CallIds,
+        method: &'static str,
+        param: &impl Message,
+        cells_len: usize,
+        cells: impl FnOnce(&mut BytesMut),
+        timeout: Duration,
+    ) -> Result<ResponseFrame> {
+        if let Some(e) = self.shared.failure.get() {
+            return Err(e.clone());
+        }
+        let id = ids.next();
+        let header = pb::RequestHeader {
+            call_id: Some(id),
+            method_name: Some(method.to_string()),
+            timeout: Some(timeout.as_millis().min(u128::from(u32::MAX)) as u32),
+            ..Default::default()
+        };
+        let frame = frame::encode_request_with(header, param, cells_len, cells);
+        let sent_bytes = frame.len() as u64;
+        let (reply, answer) = oneshot::channel();
+        let deadline = Instant::now() + timeout;
+        let span = tracing::trace_span!("rpc", method, server = %self.spec.addr, call_id = id);
+        self.metrics.rpc_started(method, sent_bytes);
+        let mut guard = CancelGuard {
+            cancels: &self.cancels,
+            metrics: &self.metrics,
+            started: std::time::Instant::now(),
+            id,
+            armed: false,
+            timed_out: false,
+        };
+        let outcome = async {
+            let send = async {
+                let room = self.room_for(frame.len()).await?;
+                let call = Outgoing {
+                    id,
+                    frame,
+                    reply,
+                    deadline,
+                    room,
+                };
+                self.calls.send(call).await.map_err(|_| self.closed_error())
+            };
+            match tokio::time::timeout_at(deadline, send).await {
+                Ok(sent) => sent?,
+                Err(_) => {
+                    return Err(Error::timeout(format!(
+                        "{method} call {id} to {} found no room to send within {timeout:?}",
+                        self.spec.addr
+                    )))
+                }
+            }
+            guard.armed = true;
+            match tokio::time::timeout_at(deadline, answer).await {
+                Ok(Ok(result)) => result,
+                Ok(Err(_)) => Err(self.closed_error()),
+                Err(_) => {
+                    guard.timed_out = true;
+                    Err(Error::timeout(format!(
+                        "{method} call {id} to {} got no answer within {timeout:?}",
+                        self.spec.addr
+                    )))
+                }
+            }
+        }
+        .instrument(span)
+        .await;
+        if outcome.is_ok() {
+            guard.armed = false;
+        }
+        drop(guard);
+        let response = outcome?;
+        if let Some(exception) = &response.header.exception {
+            return Err(Error::remote(remote_error(exception))
+                .with_context("server", self.spec.addr.clone()));
+        }
+        Ok(response)
+    }
+
+    /// Waits for room for a request of `len` bytes in this connection's budget, then in the
+    /// client's. A request larger than a budget takes all of it (and goes alone).
+    async fn room_for(&self, len: usize) -> Result<Room> {
+        let cost = |budget: usize| len.clamp(1, budget).min(u32::MAX as usize) as u32;
+        let connection = self
+            .room
+            .clone()
+            .acquire_many_owned(cost(self.common.connection_bytes))
+            .await
+            .map_err(|_| self.closed_error())?;
+        let client = self
+            .common
+            .client_room
+            .clone()
+            .acquire_many_owned(cost(self.common.client_bytes))
+            .await
+            .map_err(|_| self.closed_error())?;
+        Ok(Room {
+            _connection: connection,
+            _client: client,
+        })
+    }
+
+    fn closed_error(&self) -> Error {
+        self.shared.failure.get().cloned().unwrap_or_else(|| {
+            Error::connection(format!("connection to {} is closed", self.spec.addr))
+        })
+    }
+}
+
+/// Tells the router when a caller stops waiting after its call was handed over (timeout or
+/// drop), so the call's slot and its byte budget are freed at once and timeouts are counted.
+/// It also closes the call's metrics, so a call dropped mid-flight does not count as in flight
+/// forever.
+struct CancelGuard<'a> {
+    cancels: &'a mpsc::UnboundedSender<Cancel>,
+    metrics: &'a Metrics,
+    started: std::time::Instant,
+    id: u32,
+    armed: bool,
+    timed_out: bool,
+}
+
+impl Drop for CancelGuard<'_> {
+    fn drop(&mut self) {
+        self.metrics.rpc_finished(self.started.elapsed());
+        if self.armed {
+            let _ = self.cancels.send(Cancel {
+                id: self.id,
+                timed_out: self.timed_out,
+            });
+        }
+    }
+}
+
+/// Turns a server exception into a [`RemoteError`]. The message is the first line of the
+/// stringified exception without its class prefix.
+pub(crate) fn remote_error(e: &pb::ExceptionResponse) -> RemoteError {
+    let class = e.exception_class_name.clone().unwrap_or_default();
+    let trace = e.stack_trace.clone().unwrap_or_default();
+    let first_line = trace.lines().next().unwrap_or_default();
+    let message = first_line
+        .strip_prefix(class.as_str())
+        .map(|m| m.trim_start_matches(':').trim())
+        .unwrap_or(first_line)
+        .to_string();
+    let moved_to = match (&e.hostname, e.port) {
+        (Some(host), Some(port)) if !host.is_empty() => Some(format!("{host}:{port}")),
+        _ => None,
+    };
+    RemoteError {
+        class,
+        message,
+        do_not_retry: e.do_not_retry.unwrap_or(false),
+        server_overloaded: e.server_overloaded.unwrap_or(false),
+        moved_to,
+    }
+}
+
+#[cfg(test)]
+mod tests;

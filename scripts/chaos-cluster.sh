@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Shortened chaos run against a real HBase cluster (CI): starts `hbase.sh start --region-servers 3`,
+# runs tests/cluster_chaos.rs with the short schedule (one region move, one SIGKILL of a region
+# server followed by its restart, one SIGSTOP past the ZooKeeper session timeout followed by
+# SIGCONT and a restart) under the mixed workload, checks everything the test checks, and always
+# stops the cluster. About 3–4 minutes on a 2-core box, cluster start and stop included.
+#
+#   scripts/chaos-cluster.sh                 # short schedule, 100 s of workload
+#   HBCLIENT_CHAOS_SECS=300 HBCLIENT_CHAOS_SCHEDULE=full scripts/chaos-cluster.sh   # the 5-minute run
+#   CHAOS_RELEASE=1 ...                      # build the test in release mode (long runs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+secs="${HBCLIENT_CHAOS_SECS:-100}"
+schedule="${HBCLIENT_CHAOS_SCHEDULE:-short}"
+profile=()
+[ -z "${CHAOS_RELEASE:-}" ] || profile=(--release)
+
+started=$(date +%s)
+# Build first, while no JVM competes for the two cores.
+cargo test "${profile[@]}" -p hbclient --test cluster_chaos --no-run
+
+bash scripts/hbase/hbase.sh start --region-servers 3
+trap 'bash scripts/hbase/hbase.sh stop' EXIT
+echo "cluster ready after $(( $(date +%s) - started )) s"
+
+HBCLIENT_TEST_REAL_CLUSTER=scripts/hbase HBCLIENT_CHAOS_SECS="$secs" HBCLIENT_CHAOS_SCHEDULE="$schedule" \
+  cargo test "${profile[@]}" -p hbclient --test cluster_chaos -- --nocapture
+echo "chaos-cluster run took $(( $(date +%s) - started )) s"
