@@ -277,9 +277,7 @@ impl<R, L> SaslReader<R, L> {
     }
 
     /// Makes room to read at least one more byte of a chunk that needs `need` bytes from
-    /// `start`. The buffer is at least [`READ_STEP`] long, so one read takes every chunk the
-    /// socket holds (at 64 callers, dozens of small answers) rather than one chunk per read;
-    /// past that it grows geometrically but never past `need`.
+    /// `start`, growing geometrically but never past `need`.
     fn make_room(&mut self, need: usize) {
         if self.raw.len() >= self.start + need && self.raw.len() > self.end {
             return;
@@ -289,8 +287,8 @@ impl<R, L> SaslReader<R, L> {
             self.end -= self.start;
             self.start = 0;
         }
-        if self.raw.len() < need.max(READ_STEP) {
-            let target = need.min((2 * self.end).max(READ_STEP)).max(READ_STEP);
+        if self.raw.len() < need {
+            let target = need.min((2 * self.end).max(READ_STEP));
             self.raw.resize(target.max(self.raw.len()), 0);
         }
     }
@@ -306,53 +304,35 @@ impl<R: AsyncRead + Unpin, L: SecurityLayer> AsyncRead for SaslReader<R, L> {
         let Some(layer) = this.layer.clone() else {
             return Pin::new(&mut this.inner).poll_read(cx, buf);
         };
-        // Every whole chunk already received is handed out in this one call while `buf` has
-        // room (one wake-up and one frame-parsing pass for a burst of answers); the inner reader
-        // is read only while nothing has been handed out yet.
-        let filled_before = buf.filled().len();
         loop {
             if this.plain_pos < this.plain.len() {
                 let n = buf.remaining().min(this.plain.len() - this.plain_pos);
                 buf.put_slice(&this.plain[this.plain_pos..this.plain_pos + n]);
                 this.plain_pos += n;
-                if this.plain_pos < this.plain.len() {
-                    return Poll::Ready(Ok(()));
+                if this.plain_pos == this.plain.len() {
+                    this.plain.clear();
+                    this.plain_pos = 0;
                 }
-                this.plain.clear();
-                this.plain_pos = 0;
-                if buf.remaining() == 0 {
-                    return Poll::Ready(Ok(()));
-                }
+                return Poll::Ready(Ok(()));
             }
-            let delivered = buf.filled().len() > filled_before;
             let available = this.end - this.start;
             let need = if available < 4 {
                 4
             } else {
                 let header = &this.raw[this.start..this.start + 4];
                 let len = u32::from_be_bytes(header.try_into().expect("4 bytes")) as usize;
-                let refused = if len == 0 {
-                    Some(invalid("empty SASL chunk"))
-                } else if len > this.max_chunk {
-                    Some(invalid(format!(
+                if len == 0 {
+                    return Poll::Ready(Err(invalid("empty SASL chunk")));
+                }
+                if len > this.max_chunk {
+                    return Poll::Ready(Err(invalid(format!(
                         "SASL chunk of {len} bytes is larger than the {} allowed",
                         this.max_chunk
-                    )))
-                } else {
-                    None
-                };
-                // Plaintext already handed out in this call goes first; a failure is reported by
-                // the next call, which meets the same chunk again.
-                if let Some(e) = refused {
-                    return Poll::Ready(if delivered { Ok(()) } else { Err(e) });
+                    ))));
                 }
                 if available >= 4 + len {
                     let body = this.start + 4..this.start + 4 + len;
-                    let plain = match with_layer(&layer, |l| l.unwrap(&this.raw[body])) {
-                        Ok(plain) => plain,
-                        Err(_) if delivered => return Poll::Ready(Ok(())),
-                        Err(e) => return Poll::Ready(Err(e)),
-                    };
+                    let plain = with_layer(&layer, |l| l.unwrap(&this.raw[body]))?;
                     this.start += 4 + len;
                     if this.start == this.end {
                         this.start = 0;
@@ -368,9 +348,6 @@ impl<R: AsyncRead + Unpin, L: SecurityLayer> AsyncRead for SaslReader<R, L> {
                 }
                 4 + len
             };
-            if delivered {
-                return Poll::Ready(Ok(()));
-            }
             this.make_room(need);
             let mut read = ReadBuf::new(&mut this.raw[this.end..]);
             ready!(Pin::new(&mut this.inner).poll_read(cx, &mut read))?;

@@ -2,7 +2,6 @@
 
 use super::*;
 use hbclient_gssapi::{GssError, MessageProtection};
-use std::time::Duration;
 use tokio::io::{duplex, empty, sink, AsyncReadExt, AsyncWriteExt};
 
 /// A fake layer: `wrap(p) = seq (u32) | p XOR 0x5a`; unwrap checks the sequence number, so a
@@ -246,97 +245,4 @@ async fn levels_decide_wrapping_and_privacy_refuses_clear_chunks() {
     let (mut r, _) = sasl_layers(&wire[..], sink(), Plain { encrypts: false }, Qop::Privacy);
     let err = r.read_to_end(&mut Vec::new()).await.unwrap_err();
     assert!(err.to_string().contains("unencrypted"), "{err}");
-}
-
-/// An inner reader over fixed bytes that counts its reads and, once drained, stays pending (as
-/// an open socket with nothing more to say); it never wakes, so only a read that returns
-/// without waiting can finish.
-struct CountingSocket {
-    data: Vec<u8>,
-    pos: usize,
-    reads: usize,
-}
-
-impl AsyncRead for CountingSocket {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        if this.pos == this.data.len() {
-            return Poll::Pending;
-        }
-        let n = buf.remaining().min(this.data.len() - this.pos);
-        buf.put_slice(&this.data[this.pos..this.pos + n]);
-        this.pos += n;
-        this.reads += 1;
-        Poll::Ready(Ok(()))
-    }
-}
-
-#[tokio::test]
-async fn a_burst_of_answers_takes_one_socket_read_and_one_read_call() {
-    // 40 answers of 1,100 bytes (a randomRead response at 64 callers) and the first half of a
-    // 41st, as they sit in the socket: the client must not read them one chunk (or 4 bytes) at
-    // a time, nor wait for the 41st before handing out the 40.
-    let mut layer = Xor::default();
-    let messages: Vec<Vec<u8>> = (0..41).map(|i| pattern(1100, i as u8)).collect();
-    let mut wire = Vec::new();
-    for m in &messages {
-        let w = layer.wrap(m).unwrap();
-        wire.extend_from_slice(&(w.len() as u32).to_be_bytes());
-        wire.extend_from_slice(&w);
-    }
-    wire.truncate(wire.len() - 600);
-    let socket = CountingSocket {
-        data: wire,
-        pos: 0,
-        reads: 0,
-    };
-    let (mut r, _) = sasl_layers_with(socket, sink(), Xor::default());
-    let mut out = vec![0u8; 256 * 1024];
-    let n = tokio::time::timeout(Duration::from_secs(5), r.read(&mut out))
-        .await
-        .expect("whole chunks are handed out without waiting for the partial one")
-        .unwrap();
-    let expected = messages[..40].concat();
-    assert_eq!(n, expected.len(), "every whole chunk in one read call");
-    assert!(out[..n] == expected[..]);
-    assert_eq!(r.inner.reads, 1, "one socket read for the whole burst");
-
-    // A caller buffer smaller than a chunk still gets the plaintext in order, piece by piece.
-    let mut layer = Xor::default();
-    let mut wire = Vec::new();
-    for m in &messages[..3] {
-        let w = layer.wrap(m).unwrap();
-        wire.extend_from_slice(&(w.len() as u32).to_be_bytes());
-        wire.extend_from_slice(&w);
-    }
-    let (mut r, _) = sasl_layers_with(&wire[..], sink(), Xor::default());
-    let mut got = Vec::new();
-    let mut small = [0u8; 700];
-    loop {
-        let n = r.read(&mut small).await.unwrap();
-        if n == 0 {
-            break;
-        }
-        got.extend_from_slice(&small[..n]);
-    }
-    assert!(got == messages[..3].concat());
-}
-
-#[tokio::test]
-async fn a_bad_chunk_behind_good_ones_fails_the_read_after_their_plaintext() {
-    let mut layer = Xor::default();
-    let w = layer.wrap(b"good").unwrap();
-    let mut wire = (w.len() as u32).to_be_bytes().to_vec();
-    wire.extend_from_slice(&w);
-    wire.extend_from_slice(&[0, 0, 0, 0]);
-    let (mut r, _) = sasl_layers_with(&wire[..], sink(), Xor::default());
-    let mut out = [0u8; 64];
-    assert_eq!(r.read(&mut out).await.unwrap(), 4);
-    assert_eq!(&out[..4], b"good");
-    let err = r.read(&mut out).await.unwrap_err();
-    assert!(err.to_string().contains("empty SASL chunk"), "{err}");
 }
