@@ -24,6 +24,7 @@ for r in $(seq 1 "$ROUNDS"); do
   for spec in "$@"; do
     label="${spec%%=*}" rest="${spec#*=}"; bin="${rest%%:*}" v="${rest#*:}"
     f="$OUT/runs/$label-$v-$WL-c$C-r$r" tmp="$OUT/runs/tmp"
+    while [ -e "$f.json" ]; do f="$f-again"; done
     rm -rf "$tmp"; load="$(cut -d' ' -f1 /proc/loadavg)"
     s0="$(sticks)"; evticks >"$f.ev0"; t0="$(date +%s.%N)"
     HBASE_CONF_DIR="$CONF_ROOT/$v" KRB5CCNAME="MEMORY:split" perf stat -x, -o "$f.stat" \
