@@ -16,7 +16,7 @@ med = lambda rs, k: statistics.median(float(r[k]) for r in rs)
 print("| workload | callers | variant | client build | rounds | ops/s median [min–max] | × plain (per-round ratios, median [min–max]) "
       "| client CPU µs/op | server CPU µs/op | of which server event loops | client read syscalls/op | RPCs per socket write | load avg |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-order = {"plain": 0, "tls": 1, "krb-auth": 2, "krb-int": 3, "krb-priv": 4}
+order = {"plain": 0, "tls": 1, "krb-auth": 2, "krb-auth-tls": 2.5, "krb-int": 3, "krb-priv": 4}
 for (wl, c, v, label), rs in sorted(g.items(), key=lambda kv: (kv[0][0], int(kv[0][1]), order.get(kv[0][2], 9), kv[0][3] != "new")):
     ops = [float(r["ops_s"]) for r in rs]
     ratios = [float(r["ops_s"]) / base[(wl, r["round"])] for r in rs if (wl, r["round"]) in base]
