@@ -348,29 +348,47 @@ impl Admin {
 
     /// The start keys of the table's regions in key order, as hbase:meta lists them now: the
     /// first is empty, the others are the table's split keys (so the length is the region count).
+    /// Read from the regions' `info:regioninfo` (one meta scan), so a disabled table, whose
+    /// regions are closed, is listed too; split parents and replicas are left out, as HBase's
+    /// `MetaTableAccessor.getTableRegions` does.
     pub async fn region_start_keys(&self, table: &str) -> Result<Vec<Bytes>> {
+        use futures::TryStreamExt;
         let name = parse_table(table)?;
         if !self.table_exists(table).await? {
             return Err(table_not_found(&name));
         }
-        // Fresh locations: a cached parent of a split would hide its daughters.
-        self.core.locator.invalidate_table(&name);
-        let deadline = self.core.deadline();
+        // `<table>,,` sorts before every region row of the table under the meta comparator,
+        // `<table>-` after them (no legal table name character sorts below `-`).
+        let mut stop = name.to_bytes().to_vec();
+        stop.push(b'-');
+        let meta = crate::AsyncTable::new(self.core.clone(), TableName::meta());
+        let scan = crate::Scan::new()
+            .start(hbclient_proto::meta::meta_stop_key(&name))
+            .stop(Bytes::from(stop))
+            .family(Bytes::from_static(hbclient_proto::meta::CATALOG_FAMILY));
+        let rows: Vec<crate::RowResult> = meta.scan(scan).try_collect().await?;
         let mut starts = Vec::new();
-        let mut row = Bytes::new();
-        loop {
-            let loc = self.core.locate(&name, &row, deadline).await?;
-            starts.push(loc.start.clone());
-            if loc.end.is_empty() {
-                return Ok(starts);
+        for row in &rows {
+            let Some(info) = row.value(
+                hbclient_proto::meta::CATALOG_FAMILY,
+                hbclient_proto::meta::REGIONINFO_QUALIFIER,
+            ) else {
+                continue;
+            };
+            let info: pb::RegionInfo = hbclient_proto::meta::decode_pb_value("RegionInfo", info)?;
+            let split_parent = info.offline.unwrap_or(false) && info.split.unwrap_or(false);
+            if split_parent || info.replica_id.unwrap_or(0) > 0 {
+                continue;
             }
-            if loc.end <= row {
-                return Err(Error::protocol(format!(
-                    "hbase:meta lists a region of {name} that ends at or before its start"
-                )));
-            }
-            row = loc.end.clone();
+            starts.push(info.start_key.unwrap_or_default());
         }
+        starts.sort();
+        if starts.first().is_none_or(|s| !s.is_empty()) {
+            return Err(Error::protocol(format!(
+                "hbase:meta lists no first region of {name}"
+            )));
+        }
+        Ok(starts)
     }
 
     /// Creates namespace `namespace` and waits until the master finished (an existing one fails
@@ -671,7 +689,10 @@ mod tests {
             name: Bytes::from_static(b"h"),
             ..Default::default()
         });
-        assert_eq!((&bare.compression[..], &bare.bloom_filter[..]), ("NONE", "ROW"));
+        assert_eq!(
+            (&bare.compression[..], &bare.bloom_filter[..]),
+            ("NONE", "ROW")
+        );
     }
 
     #[test]

@@ -332,7 +332,9 @@ fn bytes_size<T: TryFrom<u64>>(key: &str, value: &str) -> Result<T> {
         .trim()
         .parse()
         .map_err(|_| bad("a number with an optional unit k, m, g, t or p, e.g. 2MB"))?;
-    let n = n.checked_mul(1u64 << shift).ok_or_else(|| bad("too large"))?;
+    let n = n
+        .checked_mul(1u64 << shift)
+        .ok_or_else(|| bad("too large"))?;
     T::try_from(n).map_err(|_| bad("too large"))
 }
 

@@ -154,7 +154,10 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
         "GetNamespaceDescriptor" => {
             let req: pb::GetNamespaceDescriptorRequest =
                 param(request, "GetNamespaceDescriptorRequest")?;
-            if !shared.catalog().has_namespace(req.namespace_name.as_bytes()) {
+            if !shared
+                .catalog()
+                .has_namespace(req.namespace_name.as_bytes())
+            {
                 return Err(namespace_not_found(&req.namespace_name).into());
             }
             Ok(Reply::message(pb::GetNamespaceDescriptorResponse {
@@ -205,10 +208,7 @@ fn namespace_not_found(ns: &str) -> RemoteException {
 /// As HBase's `CreateNamespaceProcedure`: legal name (`TableName.isLegalNamespaceName`), not
 /// there yet.
 fn create_namespace(shared: &Shared, name: &[u8]) -> Result<(), RemoteException> {
-    let legal = !name.is_empty()
-        && name
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b == b'_');
+    let legal = !name.is_empty() && name.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_');
     let name = String::from_utf8_lossy(name).into_owned();
     if !legal {
         return Err(RemoteException::new(

@@ -309,9 +309,11 @@ async fn describe_reports_family_settings_and_regions() {
     let c = TestCluster::start().await;
     let admin = c.conn.admin();
     let name = TestCluster::unique_name();
-    let descriptor = TableDescriptor::new(&name, &["f"])
-        .unwrap()
-        .family(FamilyDescriptor::new("g").bloom_filter("rowcol").max_versions(2));
+    let descriptor = TableDescriptor::new(&name, &["f"]).unwrap().family(
+        FamilyDescriptor::new("g")
+            .bloom_filter("rowcol")
+            .max_versions(2),
+    );
     admin
         .create_table(&descriptor, &[b"k", b"c"])
         .await
@@ -342,7 +344,10 @@ async fn describe_reports_family_settings_and_regions() {
 async fn namespaces_create_list_delete() {
     let c = TestCluster::start().await;
     let admin = c.conn.admin();
-    let ns = format!("ns_{}", TestCluster::unique_name().replace(['-', ':', '.'], "_"));
+    let ns = format!(
+        "ns_{}",
+        TestCluster::unique_name().replace(['-', ':', '.'], "_")
+    );
     let listed = admin.list_namespaces().await.unwrap();
     assert!(listed.iter().any(|n| n == "default"), "{listed:?}");
     assert!(listed.iter().any(|n| n == "hbase"), "{listed:?}");
