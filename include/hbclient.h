@@ -226,7 +226,8 @@ typedef struct hb_append hb_append;
 typedef struct hb_batch hb_batch;
 
 /**
- * The outcome of each item of a batch, in the order they were added.
+ * The outcome of each item of a batch, in the order they were added; also the rows of one
+ * `hb_scanner_next_async` request (every entry `HB_OK` with a row; none at the end of the scan).
  *
  * Thread safety: immutable; any number of threads may read it at once.
  */
@@ -267,6 +268,11 @@ typedef struct hb_delete hb_delete;
  * (`const hb_error *` from futures and batch results) live as long as their owner.
  */
 typedef struct hb_error hb_error;
+
+/**
+ * One column family of an `hb_table_descriptor` (borrowed from it; never freed on its own).
+ */
+typedef struct hb_family_descriptor hb_family_descriptor;
 
 /**
  * A server-side filter. A plain value: one thread at a time. Operations copy it, so it may be
@@ -325,10 +331,12 @@ typedef struct hb_row_mutations hb_row_mutations;
 typedef struct hb_scan hb_scan;
 
 /**
- * An open scan, read with `hb_scanner_next`. Rows are fetched from the servers in chunks.
+ * An open scan, read with `hb_scanner_next` (blocking, one row) or `hb_scanner_next_async`
+ * (a future of a batch of rows). Rows are fetched from the servers in chunks.
  *
- * Thread safety: calls are serialised internally, so it is safe to use from several threads,
- * but each row goes to one caller; usually one thread reads a scanner.
+ * Thread safety: thread-safe. Requests (blocking or async, from any thread) are queued and
+ * served in the order they were made, each row going to exactly one request; usually one thread
+ * reads a scanner.
  */
 typedef struct hb_scanner hb_scanner;
 
@@ -341,8 +349,17 @@ typedef struct hb_scanner hb_scanner;
 typedef struct hb_table hb_table;
 
 /**
- * Table names returned by `hb_admin_list_tables` (`namespace:name`, or `name` in the default
- * namespace). Immutable: any number of threads may read it.
+ * What `hb_admin_describe_table` found: the table's name, whether it is enabled, its column
+ * families with their main settings, and its regions (the split keys between them).
+ * Immutable: any number of threads may read it; every pointer it hands out stays valid until
+ * `hb_table_descriptor_free`.
+ */
+typedef struct hb_table_descriptor hb_table_descriptor;
+
+/**
+ * A list of names: table names from `hb_admin_list_tables` (`namespace:name`, or `name` in the
+ * default namespace), namespace names from `hb_admin_list_namespaces`. Immutable: any number
+ * of threads may read it.
  */
 typedef struct hb_table_names hb_table_names;
 
@@ -501,6 +518,121 @@ const char *hb_table_names_get(const struct hb_table_names *names, size_t index)
 void hb_table_names_free(struct hb_table_names *names);
 
 /**
+ * Creates namespace `namespace` (letters, digits and `_`; else `HB_ERR_INVALID_ARGUMENT`
+ * before any RPC) and returns once the master finished. An existing namespace fails with
+ * `HB_ERR_REMOTE` (`NamespaceExistException`, see `hb_error_exception_class`). Tables in it
+ * are then named `namespace:table`. Blocking; thread-safe; `err` as everywhere (set on failure
+ * when not NULL).
+ */
+hb_status hb_admin_create_namespace(const struct hb_connection *conn,
+                                    const char *namespace_,
+                                    struct hb_error **err);
+
+/**
+ * Deletes namespace `namespace`. It must hold no table (else `HB_ERR_REMOTE`,
+ * `ConstraintException`); `default` and `hbase` cannot be deleted (`ConstraintException`); a
+ * missing one gives `HB_ERR_REMOTE` (`NamespaceNotFoundException`). Blocking; thread-safe.
+ */
+hb_status hb_admin_delete_namespace(const struct hb_connection *conn,
+                                    const char *namespace_,
+                                    struct hb_error **err);
+
+/**
+ * The names of every namespace (`default` and `hbase` included) into `*out` (read with
+ * `hb_table_names_count` / `hb_table_names_get`, free with `hb_table_names_free`). `conn` and
+ * `out` must not be NULL; `*out` is written only on success. Blocking; thread-safe.
+ */
+hb_status hb_admin_list_namespaces(const struct hb_connection *conn,
+                                   struct hb_table_names **out,
+                                   struct hb_error **err);
+
+/**
+ * Describes table `name` into `*out` (free with `hb_table_descriptor_free`): its families as
+ * the master stores them (`hb_table_descriptor_family`) and its regions as hbase:meta lists
+ * them now (`hb_table_descriptor_region_count`, `hb_table_descriptor_split_key`). A missing
+ * table gives `HB_ERR_TABLE_NOT_FOUND`. `conn`, `name` and `out` must not be NULL; `*out` is
+ * written only on success. Blocking (a few master and meta RPCs); thread-safe.
+ */
+hb_status hb_admin_describe_table(const struct hb_connection *conn,
+                                  const char *name,
+                                  struct hb_table_descriptor **out,
+                                  struct hb_error **err);
+
+/**
+ * The table's name (`namespace:name`, or `name` in the default namespace); NULL for NULL.
+ */
+const char *hb_table_descriptor_name(const struct hb_table_descriptor *descriptor);
+
+/**
+ * Whether the table was enabled when described (false for NULL).
+ */
+bool hb_table_descriptor_is_enabled(const struct hb_table_descriptor *descriptor);
+
+/**
+ * Number of column families (0 for NULL).
+ */
+size_t hb_table_descriptor_family_count(const struct hb_table_descriptor *descriptor);
+
+/**
+ * Family `index` (borrowed: valid until `hb_table_descriptor_free`); NULL when out of range or
+ * `descriptor` is NULL.
+ */
+const struct hb_family_descriptor *hb_table_descriptor_family(const struct hb_table_descriptor *descriptor,
+                                                              size_t index);
+
+/**
+ * Number of regions (at least 1 for a described table; 0 for NULL). There are one fewer split
+ * keys.
+ */
+size_t hb_table_descriptor_region_count(const struct hb_table_descriptor *descriptor);
+
+/**
+ * Split key `index` (0 to region count - 2, in key order: the start key of region `index + 1`)
+ * into `*key` / `*key_len` (borrowed: valid until `hb_table_descriptor_free`; may contain
+ * NUL). `HB_ERR_NOT_FOUND` when `index` is out of range; `HB_ERR_INVALID_ARGUMENT` for a NULL
+ * argument. Outputs are written only on success.
+ */
+hb_status hb_table_descriptor_split_key(const struct hb_table_descriptor *descriptor,
+                                        size_t index,
+                                        const uint8_t **key,
+                                        size_t *key_len);
+
+/**
+ * Frees a descriptor (and the family pointers it handed out). NULL is ignored.
+ */
+void hb_table_descriptor_free(struct hb_table_descriptor *descriptor);
+
+/**
+ * The family's name into `*name` / `*name_len` (borrowed from its descriptor).
+ * `HB_ERR_INVALID_ARGUMENT` for a NULL argument; outputs are written only on success.
+ */
+hb_status hb_family_descriptor_name(const struct hb_family_descriptor *family,
+                                    const uint8_t **name,
+                                    size_t *name_len);
+
+/**
+ * Versions kept per column (`VERSIONS`; 0 for NULL).
+ */
+uint32_t hb_family_descriptor_max_versions(const struct hb_family_descriptor *family);
+
+/**
+ * Seconds cells live (`TTL`); 0 means forever (HBase refuses a TTL of 0), as for NULL.
+ */
+uint64_t hb_family_descriptor_ttl_secs(const struct hb_family_descriptor *family);
+
+/**
+ * Compression of the family's files as HBase names it (`NONE`, `SNAPPY`, `GZ`, `LZ4`,
+ * `ZSTD`...; `NONE` when the server reports none). Borrowed from its descriptor; NULL for NULL.
+ */
+const char *hb_family_descriptor_compression(const struct hb_family_descriptor *family);
+
+/**
+ * Bloom filter type (`NONE`, `ROW`, `ROWCOL`, ...; HBase's default `ROW` when the server
+ * reports none). Borrowed from its descriptor; NULL for NULL.
+ */
+const char *hb_family_descriptor_bloom_filter(const struct hb_family_descriptor *family);
+
+/**
  * Adds `delta` to the 8-byte big-endian counter at `family:qualifier` of `row` (a missing
  * counter starts at 0) and writes the new value to `new_value` (may be NULL). Fails with
  * `HB_ERR_REMOTE` when the cell holds something that is not an 8-byte counter.
@@ -630,27 +762,67 @@ void hb_batch_result_free(struct hb_batch_result *result);
 hb_status hb_config_new(struct hb_config **out);
 
 /**
- * Sets a value by its HBase key name (both NUL-terminated UTF-8; copied). Unknown keys and
- * malformed values return `HB_ERR_INVALID_ARGUMENT` and leave the config unchanged; use
- * `hb_config_set_err` to learn why. Sizes may be given as Hadoop does: `2MB`, `64k`, `1g`
- * (binary units, case-insensitive, optional `b`). Not synchronised: one thread per config.
+ * Sets a value by its HBase key name (both NUL-terminated UTF-8; copied). Accepts every key the
+ * Rust client's `Config` accepts, listed below. Unknown keys and malformed values return
+ * `HB_ERR_INVALID_ARGUMENT` and leave the config unchanged; `hb_config_set_err` gives the
+ * reason, a message naming the key and what is wrong with the value. Not synchronised: one
+ * thread per config.
  *
- * Discovery: `hbase.zookeeper.quorum` (+ `hbase.zookeeper.property.clientPort`,
- * `zookeeper.znode.parent`) or, ZooKeeper-free, `hbase.client.bootstrap.servers`. Also:
- * `hbase.client.retries.number`, `hbase.client.pause`, `hbase.rpc.timeout`,
- * `hbase.client.operation.timeout`, `hbase.client.write.buffer`, `hbase.client.user`, ...
- * Security: `hbase.client.netty.tls.enabled`, `hbase.rpc.tls.truststore.location` (PEM),
- * `hbase.rpc.tls.keystore.location` (PEM key + chain), `hbase.security.authentication`
- * (`kerberos`), `hbase.rpc.protection`, `hbase.regionserver.kerberos.principal`,
- * `hbase.master.kerberos.principal`, `hbase.client.keytab.file`, `hbase.client.keytab.principal`
- * and the other keys of `hb_config_load_dir`'s files.
+ * Value forms: *ms* a whole number of milliseconds; *n* a whole number; *size* a byte count,
+ * plain or with Hadoop's binary units `k`, `m`, `g`, `t`, `p` (case-insensitive, optional
+ * `b`): `2MB`, `64k`, `1g`; *bool* `true` or `false`; *text* any string.
+ *
+ * Discovery: `hbase.zookeeper.quorum` (text: `host[:port],...`),
+ * `hbase.zookeeper.property.clientPort` (n), `zookeeper.znode.parent` (text),
+ * `hbase.client.bootstrap.servers` and its older name `hbase.masters` (text: `host:port,...`,
+ * ZooKeeper-free discovery), `hbase.client.registry.impl` (text: a Java registry class name,
+ * `...ZKConnectionRegistry` or `...RpcConnectionRegistry`).
+ *
+ * Retries and timeouts: `hbase.client.retries.number` (n), `hbase.client.pause` (ms),
+ * `hbase.client.pause.server.overloaded` and its older name `hbase.client.pause.cqtbe` (ms),
+ * `hbase.rpc.timeout` (ms: one RPC), `hbase.rpc.read.timeout` (ms: one Get or Scan RPC;
+ * default `hbase.rpc.timeout`), `hbase.rpc.write.timeout` (ms: one Mutate RPC or atomic row
+ * write; default `hbase.rpc.timeout`), `hbase.client.operation.timeout` and
+ * `hbase.client.meta.operation.timeout` (ms: a whole operation, retries included),
+ * `hbase.ipc.client.socket.timeout.connect`, `hbase.ipc.client.socket.timeout.read` and
+ * `hbase.ipc.client.socket.timeout.write` (ms), `hbclient.rpc.max.consecutive.timeouts` (n;
+ * 0: never fail a connection for timeouts).
+ *
+ * Resources: `hbclient.rpc.connection.max.inflight.bytes` and `hbclient.rpc.max.inflight.bytes`
+ * (size), `hbase.client.ipc.pool.size` (n), `hbase.client.scanner.caching` (n),
+ * `hbase.client.scanner.max.result.size` (size), `hbase.client.scanner.timeout.period` (ms),
+ * `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
+ * 0: no timer), `hbase.client.write.buffer.maxinflight` (size), `hbase.client.keyvalue.maxsize`
+ * (size; 0 or negative: no limit), `hbase.client.user` (text: the user name sent),
+ * `hbclient.metrics.per.server` (bool; per-server metric series in builds of hbclient with its
+ * `metrics` feature, which libhbclient is not: accepted, no effect).
+ *
+ * TLS: `hbase.client.netty.tls.enabled` (bool), `hbase.client.netty.tls.verify.server.hostname`
+ * (bool), `hbase.client.netty.tls.handshaketimeout` (ms), `hbase.rpc.tls.protocol`,
+ * `hbase.rpc.tls.enabledProtocols`, `hbase.rpc.tls.ciphersuites` (text),
+ * `hbase.rpc.tls.truststore.location` (PEM file), `hbase.rpc.tls.truststore.type`,
+ * `hbase.rpc.tls.truststore.password`, `hbase.rpc.tls.keystore.location` (PEM key + chain),
+ * `hbase.rpc.tls.keystore.type`, `hbase.rpc.tls.keystore.password` (text; files are read when
+ * the connection opens).
+ *
+ * Kerberos: `hbase.security.authentication` and `hadoop.security.authentication` (`simple` or
+ * `kerberos`), `hbase.rpc.protection` and `hadoop.rpc.protection` (`authentication`,
+ * `integrity`, `privacy`, or a comma list in order of preference),
+ * `hbase.master.kerberos.principal`, `hbase.regionserver.kerberos.principal` (text; `_HOST`
+ * becomes the server's host name), `hbase.client.keytab.file`, `hbase.client.keytab.principal`
+ * and its other name `hbase.client.kerberos.principal` (text),
+ * `hbase.ipc.client.fallback-to-simple-auth-allowed` (bool),
+ * `hbase.unsafe.client.kerberos.hostname.disable.reversedns` (bool; hbclient never uses reverse
+ * DNS), `hbase.rpc.crypto.encryption.aes.enabled` (bool; accepted, not supported: `true` logs a
+ * warning and the SASL privacy layer encrypts instead).
  */
 hb_status hb_config_set(struct hb_config *config, const char *key, const char *value);
 
 /**
  * `hb_config_set` with the reason of a rejection: on failure, when `err` is not NULL, `*err`
  * receives an error whose message names the key and what is wrong (free it with
- * `hb_error_free`).
+ * `hb_error_free`), e.g. `hbase.client.write.buffer: "2XB" is not a byte size (...)` or
+ * `unknown configuration key "hbase.no.such.key"`.
  */
 hb_status hb_config_set_err(struct hb_config *config,
                             const char *key,
@@ -883,8 +1055,8 @@ hb_status hb_future_set_callback(struct hb_future *future,
 hb_status hb_future_take_result(struct hb_future *future, struct hb_result **out);
 
 /**
- * Takes the result of a completed `hb_table_batch_async` (caller frees it with
- * `hb_batch_result_free`). Statuses as for `hb_future_take_result`.
+ * Takes the result of a completed `hb_table_batch_async` or `hb_scanner_next_async` (caller
+ * frees it with `hb_batch_result_free`). Statuses as for `hb_future_take_result`.
  */
 hb_status hb_future_take_batch_result(struct hb_future *future, struct hb_batch_result **out);
 
@@ -1301,8 +1473,8 @@ void hb_scan_free(struct hb_scan *scan);
 
 /**
  * Opens a scanner over `table` with a copy of `scan`. No RPC is made until the first
- * `hb_scanner_next`. Free it with `hb_scanner_free` (also before the end: it closes the
- * server-side scanner).
+ * `hb_scanner_next` or `hb_scanner_next_async`. Free it with `hb_scanner_free` (also before the
+ * end: it closes the server-side scanner). `HB_ERR_CLOSED` once the connection closed.
  */
 hb_status hb_table_scanner(const struct hb_table *table,
                            const struct hb_scan *scan,
@@ -1317,15 +1489,40 @@ hb_status hb_table_scanner(const struct hb_table *table,
  *   is then finished, and every later call returns the same status and error again (it never
  *   turns into an end).
  *
- * `scanner` and `result` must not be NULL (`HB_ERR_INVALID_ARGUMENT`). Use from one thread at
- * a time (concurrent calls are serialised).
+ * `scanner` and `result` must not be NULL (`HB_ERR_INVALID_ARGUMENT`). Thread-safe: calls from
+ * several threads (and `hb_scanner_next_async` requests) are served in the order they were made.
+ * A blocking call: allowed in a callback, refused on an I/O thread.
  */
 hb_status hb_scanner_next(struct hb_scanner *scanner,
                           struct hb_result **result,
                           struct hb_error **err);
 
 /**
- * Frees a scanner, closing its server-side scanner if it was not finished. NULL is ignored.
+ * Asks for the scanner's next batch without blocking: returns a future (never NULL; free it
+ * with `hb_future_free`) that completes with up to `max_rows` rows (0 is taken as 1): at least
+ * one row while the scan goes on, as many more as are already fetched, never waiting for
+ * another round trip once it has one. Take them with `hb_future_take_batch_result` and read
+ * them with `hb_batch_result_count` / `hb_batch_result_get` (each entry's status is `HB_OK`).
+ * Outcomes, as for `hb_scanner_next`:
+ * - rows: `HB_OK`, a batch of 1 to `max_rows` results;
+ * - the end of the scan: `HB_OK`, an empty batch (count 0), and again for every later request;
+ * - an error: the future fails with it (`hb_future_error`); rows fetched before the error are
+ *   delivered first, and every later request fails with the same error.
+ *
+ * Requests (async ones and blocking `hb_scanner_next` calls, from any threads) are served in
+ * the order they were made, so several may be in flight: each row goes to exactly one of them,
+ * in scan order. Callbacks (`hb_future_set_callback`) follow the library's rules: they run on
+ * the completion executor, may block, and may call `hb_scanner_next_async` again (the usual
+ * way to read a whole scan with callbacks) or free the scanner. `hb_future_cancel` on a
+ * request gives `HB_ERR_CANCELLED`; rows it had fetched go to the next request, none is lost.
+ * Freeing the scanner while requests are in flight is allowed: they still complete. After the
+ * connection closed, or for a NULL scanner (`HB_ERR_INVALID_ARGUMENT`), the future fails.
+ */
+struct hb_future *hb_scanner_next_async(struct hb_scanner *scanner, size_t max_rows);
+
+/**
+ * Frees a scanner, closing its server-side scanner if it was not finished (requests already
+ * made still complete). NULL is ignored.
  */
 void hb_scanner_free(struct hb_scanner *scanner);
 

@@ -72,10 +72,16 @@ prefix="$PWD/target/conformance-ffi"
 rm -rf "$prefix"
 bash scripts/ffi-install.sh "$prefix" debug
 cargo run -q --example table_admin -- "zk:$zk" create c_examples f
-for example in blocking async_callbacks; do
-  cc -Wall -Wextra -Werror -I"$prefix/include" "examples/c/$example.c" -L"$prefix/lib" -lhbclient \
-    -o "target/c-example-$example"
+# v2_features: filters, async scans by callbacks, append, check-and-mutate, cancel, timeouts,
+# namespaces and describe, the mutator's failure list, library shutdown.
+for example in blocking async_callbacks v2_features; do
+  cc -std=c11 -Wall -Wextra -Werror -I"$prefix/include" "examples/c/$example.c" \
+    -L"$prefix/lib" -lhbclient -pthread -o "target/c-example-$example"
   LD_LIBRARY_PATH="$prefix/lib" "target/c-example-$example" "zk:$zk" c_examples
 done
+echo "== libhbclient C++ example (hbclient.hpp) against real HBase"
+c++ -std=c++17 -Wall -Wextra -Werror -pedantic -I"$prefix/include" examples/cpp/example.cpp \
+  -L"$prefix/lib" -lhbclient -pthread -o target/cpp-example
+LD_LIBRARY_PATH="$prefix/lib" target/cpp-example "zk:$zk" c_examples
 cargo run -q --example table_admin -- "zk:$zk" drop c_examples
 echo "conformance run took $(( $(date +%s) - started )) s"

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # libhbclient's C and C++ tests, run against a mini-hbase this script starts and stops:
 #  1. builds libhbclient (debug) and installs it into target/ffi-test/prefix (scripts/ffi-install.sh);
-#  2. C tests (crates/hbclient-ffi/tests/c) with -Wall -Wextra -Werror under AddressSanitizer and
-#     UBSan, linked statically; the lifecycle test also under valgrind (leak check, no
-#     suppressions) with the v2 example; the callback stress test (100,000 operations whose
+#  2. C tests (crates/hbclient-ffi/tests/c; test_config sets every documented configuration key)
+#     with -Wall -Wextra -Werror under AddressSanitizer and UBSan, linked statically; the
+#     lifecycle test also under valgrind (leak check, no suppressions) with the v2 example; the callback stress test (100,000 operations whose
 #     callbacks each make a blocking call; HBCLIENT_STRESS_OPS overrides) within
 #     HBCLIENT_STRESS_DEADLINE_S (120 s);
 #  3. C examples (examples/c) built with `pkg-config --cflags --libs hbclient` against the shared
 #     library, under ASan;
 #  4. C++ tests (bindings/cpp/tests, GoogleTest) under ASan;
-#  5. the C++ example (examples/cpp) built with CMake's find_package(hbclient).
+#  5. the C++ example (examples/cpp) built with CMake's find_package(hbclient), also under
+#     valgrind.
 # Set HBCLIENT_FFI_BOOTSTRAP (host:port) to run against an already running cluster instead; it
 # needs a fresh cluster with tables t, cpp and ex (families f and g; split at m).
 set -euo pipefail
@@ -94,6 +95,9 @@ gcc "${cflags[@]}" -I"$prefix/include" crates/hbclient-ffi/tests/c/test_features
   "${static_libs[@]}" -o "$build/test_features"
 "$build/test_features"
 "$build/test_lifecycle"
+gcc "${cflags[@]}" -I"$prefix/include" crates/hbclient-ffi/tests/c/test_config.c \
+  "${static_libs[@]}" -o "$build/test_config"
+"$build/test_config"
 
 step "C lifecycle test and v2 example under valgrind (shared library, no suppressions)"
 gcc -std=c11 -g -O1 -Wall -Wextra -Werror -I"$prefix/include" \
@@ -137,5 +141,9 @@ cmake -S examples/cpp -B "$build/cpp-example" -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build "$build/cpp-example" >/dev/null
 LD_LIBRARY_PATH="$prefix/lib" "$build/cpp-example/hbclient_example" "$HBCLIENT_FFI_BOOTSTRAP" ex
+step "C++ example under valgrind (shared library, no suppressions)"
+LD_LIBRARY_PATH="$prefix/lib" valgrind -q --leak-check=full \
+  --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible \
+  --error-exitcode=3 "$build/cpp-example/hbclient_example" "$HBCLIENT_FFI_BOOTSTRAP" ex >/dev/null
 
 step "all C and C++ tests and examples passed"

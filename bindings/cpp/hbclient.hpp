@@ -7,7 +7,8 @@
 //   exception class and whether a retry may help.
 // - Futures can be waited on, given a callback (a lambda; run on a library callback thread,
 //   where blocking calls are allowed), turned into a std::future, or cancelled.
-// - Scanners are input ranges: `for (const Result& row : table.scanner(scan))`.
+// - Scanners are input ranges: `for (const Result& row : table.scanner(scan))`, and hand out
+//   batches asynchronously (Scanner::next_async / next_batch).
 // Compiles warning-free with -Wall -Wextra -Werror -pedantic as C++17 and C++20.
 // No third-party types; link with -lhbclient (or CMake's hbclient::cpp).
 #ifndef HBCLIENT_HPP
@@ -724,6 +725,20 @@ class Scanner {
     return Result::adopt(r);
   }
 
+  /// Asks for the next batch without blocking (hb_scanner_next_async): the Future completes
+  /// with up to `max_rows` rows, read with take_batch_result() / batch_result() and
+  /// BatchResult::row(i); an empty batch means the scan ended; a failed scan throws its Error
+  /// (again on every later request). Requests are served in the order they were made; a
+  /// callback (on_complete) may ask for the next batch. The Scanner must outlive the requests
+  /// it makes through its callbacks.
+  Future next_async(std::size_t max_rows = 100) {
+    return Future(hb_scanner_next_async(handle_.get(), max_rows));
+  }
+  /// next_async as a std::future of the batch.
+  std::future<BatchResult> next_batch(std::size_t max_rows = 100) {
+    return next_async(max_rows).batch_result();
+  }
+
  private:
   detail::Handle<hb_scanner, hb_scanner_free> handle_;
 };
@@ -913,6 +928,27 @@ class Mutator {
   hb_mutator* m_;
 };
 
+/// One column family as hb_admin_describe_table reports it.
+struct FamilyDescription {
+  std::string name;
+  std::uint32_t max_versions = 1;
+  /// Seconds cells live; 0 = forever.
+  std::uint64_t ttl_secs = 0;
+  /// As HBase names it: NONE, SNAPPY, GZ, LZ4, ZSTD...
+  std::string compression;
+  /// NONE, ROW, ROWCOL...
+  std::string bloom_filter;
+};
+
+/// A table as hb_admin_describe_table reports it.
+struct TableDescription {
+  std::string name;
+  bool enabled = false;
+  std::vector<FamilyDescription> families;
+  /// The keys between regions (region count = split_keys.size() + 1).
+  std::vector<std::string> split_keys;
+};
+
 /// A connection to one cluster; thread-safe. Share one per process.
 class Connection {
  public:
@@ -967,17 +1003,41 @@ class Connection {
     detail::check(st, err);
     return exists;
   }
-  std::vector<std::string> list_tables() const {
-    hb_table_names* names = nullptr;
+  std::vector<std::string> list_tables() const { return names_of(hb_admin_list_tables); }
+  /// The table's families (versions, TTL, compression, bloom filter), state and split keys.
+  TableDescription describe_table(std::string_view name) const {
+    std::string n(name);
+    hb_table_descriptor* d = nullptr;
     hb_error* err = nullptr;
-    hb_status st = hb_admin_list_tables(handle_.get(), &names, &err);
+    hb_status st = hb_admin_describe_table(handle_.get(), n.c_str(), &d, &err);
     detail::check(st, err);
-    detail::Handle<hb_table_names, hb_table_names_free> owned(names);
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < hb_table_names_count(names); i++) {
-      out.emplace_back(hb_table_names_get(names, i));
+    detail::Handle<hb_table_descriptor, hb_table_descriptor_free> owned(d);
+    TableDescription out;
+    out.name = hb_table_descriptor_name(d);
+    out.enabled = hb_table_descriptor_is_enabled(d);
+    for (std::size_t i = 0; i < hb_table_descriptor_family_count(d); i++) {
+      const hb_family_descriptor* f = hb_table_descriptor_family(d, i);
+      const std::uint8_t* p = nullptr;
+      std::size_t len = 0;
+      detail::check(hb_family_descriptor_name(f, &p, &len));
+      out.families.push_back(FamilyDescription{
+          std::string(detail::view(p, len)), hb_family_descriptor_max_versions(f),
+          hb_family_descriptor_ttl_secs(f), hb_family_descriptor_compression(f),
+          hb_family_descriptor_bloom_filter(f)});
+    }
+    for (std::size_t i = 0; i + 1 < hb_table_descriptor_region_count(d); i++) {
+      const std::uint8_t* p = nullptr;
+      std::size_t len = 0;
+      detail::check(hb_table_descriptor_split_key(d, i, &p, &len));
+      out.split_keys.emplace_back(detail::view(p, len));
     }
     return out;
+  }
+  void create_namespace(std::string_view name) const { by_name(hb_admin_create_namespace, name); }
+  /// Deletes an empty namespace.
+  void delete_namespace(std::string_view name) const { by_name(hb_admin_delete_namespace, name); }
+  std::vector<std::string> list_namespaces() const {
+    return names_of(hb_admin_list_namespaces);
   }
   /// A counter by name ("rpcs", "rpcs.Get", "bytes_out", ...: see hb_connection_metric).
   std::uint64_t metric(std::string_view name) const {
@@ -998,6 +1058,19 @@ class Connection {
     hb_error* err = nullptr;
     hb_status st = op(handle_.get(), n.c_str(), &err);
     detail::check(st, err);
+  }
+  std::vector<std::string> names_of(hb_status (*op)(const hb_connection*, hb_table_names**,
+                                                     hb_error**)) const {
+    hb_table_names* names = nullptr;
+    hb_error* err = nullptr;
+    hb_status st = op(handle_.get(), &names, &err);
+    detail::check(st, err);
+    detail::Handle<hb_table_names, hb_table_names_free> owned(names);
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < hb_table_names_count(names); i++) {
+      out.emplace_back(hb_table_names_get(names, i));
+    }
+    return out;
   }
   detail::Handle<hb_connection, hb_connection_close> handle_;
 };

@@ -1,14 +1,67 @@
 /*
- * libhbclient v2 from C: a filtered, reversed prefix scan; an append; atomic row mutations under
- * a check (blocking and async); a per-call timeout; cancelling a future; the mutator's failure
- * list; a metric; and an orderly shutdown (hb_connection_close waits for the I/O to stop,
+ * libhbclient v2 from C: a filtered, reversed prefix scan; the same rows read asynchronously in
+ * batches (hb_scanner_next_async, each callback asking for the next batch); an append; atomic
+ * row mutations under a check (blocking and async); a per-call timeout; cancelling a future; a
+ * namespace with a pre-split table, described (families, regions); the mutator's failure list;
+ * a metric; and an orderly shutdown (hb_connection_close waits for the I/O to stop,
  * hb_library_shutdown joins the library's threads).
  *   v2_features BOOTSTRAP_SERVERS|zk:QUORUM [TABLE]     (TABLE needs family "f")
  */
 #include <hbclient.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+
+/* An async scan read by callbacks: each one takes its batch and asks for the next, until the
+ * empty batch that ends the scan (or an error). Callbacks run on libhbclient's completion
+ * threads, one at a time here since each request follows the previous one. */
+struct async_scan {
+    hb_scanner *scanner;
+    int rows;
+    hb_status status;
+    int done;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+};
+
+static void finish(struct async_scan *s, hb_status st) {
+    pthread_mutex_lock(&s->lock);
+    s->status = st;
+    s->done = 1;
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void on_batch(hb_future *f, void *userdata) {
+    struct async_scan *s = userdata;
+    hb_batch_result *batch = NULL;
+    hb_status st = hb_future_take_batch_result(f, &batch);
+    hb_future_free(f); /* allowed in its own callback; main does not free it */
+    if (st != HB_OK) {
+        finish(s, st);
+        return;
+    }
+    size_t n = hb_batch_result_count(batch);
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *key = NULL;
+        size_t len = 0;
+        hb_result_row(hb_batch_result_get(batch, i), &key, &len);
+        printf(" %.*s", (int)len, (const char *)key);
+    }
+    hb_batch_result_free(batch);
+    if (n == 0) {
+        finish(s, HB_OK);
+        return;
+    }
+    s->rows += (int)n;
+    hb_future *next = hb_scanner_next_async(s->scanner, 3);
+    if ((st = hb_future_set_callback(next, on_batch, s)) != HB_OK) {
+        hb_future_free(next);
+        finish(s, st);
+    }
+}
 
 static int fail(const char *what, hb_status st, hb_error *err) {
     fprintf(stderr, "%s: %s (%s)\n", what, hb_status_str(st), err ? hb_error_message(err) : "");
@@ -74,6 +127,30 @@ int main(int argc, char **argv) {
     hb_scanner_free(scanner);
     hb_scan_free(scan);
 
+    /* Rows v2-0..v2-9 forward, in batches of at most 3 rows, without blocking a thread. */
+    struct async_scan as = {.status = HB_OK};
+    pthread_mutex_init(&as.lock, NULL);
+    pthread_cond_init(&as.cond, NULL);
+    hb_scan_new(&scan);
+    hb_scan_set_start_row(scan, "v2-0", 4);
+    hb_scan_set_stop_row(scan, "v2-:", 4); /* ':' sorts right after '9' */
+    hb_scan_set_caching(scan, 4);
+    if ((st = hb_table_scanner(table, scan, &as.scanner, &err)) != HB_OK) return fail("scan", st, err);
+    hb_scan_free(scan);
+    printf("async scan:");
+    fflush(stdout);
+    hb_future *first = hb_scanner_next_async(as.scanner, 3);
+    /* From here on_batch owns `first` (it frees each future it is given). */
+    if ((st = hb_future_set_callback(first, on_batch, &as)) != HB_OK) return fail("callback", st, NULL);
+    pthread_mutex_lock(&as.lock);
+    while (!as.done) pthread_cond_wait(&as.cond, &as.lock);
+    pthread_mutex_unlock(&as.lock);
+    printf(" (%d rows, %s)\n", as.rows, hb_status_str(as.status));
+    hb_scanner_free(as.scanner);
+    pthread_cond_destroy(&as.cond);
+    pthread_mutex_destroy(&as.lock);
+    if (as.status != HB_OK) return fail("async scan", as.status, NULL);
+
     /* Append, then: if "state" is absent, set it and drop the log, atomically (async). */
     hb_append *app = NULL;
     hb_append_new("v2-log", 6, &app);
@@ -120,6 +197,52 @@ int main(int argc, char **argv) {
     hb_get_free(get);
     hb_table_free(bounded);
 
+    /* A namespace of our own, a table in it pre-split at "k" and "s", described. */
+    char ns[64], name[80];
+    snprintf(ns, sizeof ns, "c_example_%lld", (long long)time(NULL));
+    snprintf(name, sizeof name, "%s:t", ns);
+    if ((st = hb_admin_create_namespace(conn, ns, &err)) != HB_OK) return fail("namespace", st, err);
+    const char *families[] = {"f", "g"};
+    const void *splits[] = {"k", "s"};
+    const size_t split_lens[] = {1, 1};
+    if ((st = hb_admin_create_table(conn, name, families, 2, splits, split_lens, 2, &err)) != HB_OK)
+        return fail("create", st, err);
+    hb_table_names *spaces = NULL;
+    if ((st = hb_admin_list_namespaces(conn, &spaces, &err)) != HB_OK) return fail("namespaces", st, err);
+    int listed = 0;
+    for (size_t i = 0; i < hb_table_names_count(spaces); i++)
+        listed |= strcmp(hb_table_names_get(spaces, i), ns) == 0;
+    hb_table_names_free(spaces);
+    hb_table_descriptor *desc = NULL;
+    if ((st = hb_admin_describe_table(conn, name, &desc, &err)) != HB_OK) return fail("describe", st, err);
+    size_t regions = hb_table_descriptor_region_count(desc);
+    size_t family_count = hb_table_descriptor_family_count(desc);
+    printf("describe %s (namespace listed: %d): %s, %zu families, %zu regions, split keys:",
+           hb_table_descriptor_name(desc), listed,
+           hb_table_descriptor_is_enabled(desc) ? "enabled" : "disabled", family_count, regions);
+    for (size_t i = 0; i + 1 < regions; i++) {
+        const uint8_t *key = NULL;
+        size_t len = 0;
+        hb_table_descriptor_split_key(desc, i, &key, &len);
+        printf(" %.*s", (int)len, (const char *)key);
+    }
+    printf("\n");
+    for (size_t i = 0; i < family_count; i++) {
+        const hb_family_descriptor *fd = hb_table_descriptor_family(desc, i);
+        const uint8_t *fname = NULL;
+        size_t flen = 0;
+        hb_family_descriptor_name(fd, &fname, &flen);
+        uint64_t ttl = hb_family_descriptor_ttl_secs(fd);
+        printf("  family %.*s: versions %u, ttl %s%llu, compression %s, bloom filter %s\n", (int)flen,
+               (const char *)fname, hb_family_descriptor_max_versions(fd), ttl ? "" : "forever/",
+               (unsigned long long)ttl, hb_family_descriptor_compression(fd),
+               hb_family_descriptor_bloom_filter(fd));
+    }
+    hb_table_descriptor_free(desc);
+    if ((st = hb_admin_disable_table(conn, name, &err)) != HB_OK) return fail("disable", st, err);
+    if ((st = hb_admin_delete_table(conn, name, &err)) != HB_OK) return fail("delete", st, err);
+    if ((st = hb_admin_delete_namespace(conn, ns, &err)) != HB_OK) return fail("drop namespace", st, err);
+
     /* A mutator keeps every failed mutation, not only the first. */
     hb_mutator *m = NULL;
     hb_mutator_open(conn, argc > 2 ? argv[2] : "t", &m, NULL);
@@ -143,5 +266,5 @@ int main(int argc, char **argv) {
     hb_table_free(table);
     hb_connection_close(conn);
     if ((st = hb_library_shutdown(10000, &err)) != HB_OK) return fail("shutdown", st, err);
-    return failures == 3 && exists ? 0 : 1;
+    return failures == 3 && exists && as.rows == 10 && listed && regions == 3 && family_count == 2 ? 0 : 1;
 }

@@ -1,12 +1,14 @@
 // C++ use of libhbclient through the header-only wrapper hbclient.hpp: blocking put/get, a
-// batch, a scan (as a range, with a filter), async puts with callbacks and std::future, append,
-// atomic row mutations under a check, a per-call timeout, and a buffered mutator; then the
+// batch, a scan (as a range, with a filter; and in batches through std::future and lambdas),
+// async puts with callbacks and std::future, append, atomic row mutations under a check, a
+// per-call timeout, a namespace with a described table, and a buffered mutator; then the
 // library's threads are stopped with hbclient::shutdown.
 //   hbclient_example BOOTSTRAP_SERVERS|zk:QUORUM [TABLE]     (TABLE needs family "f")
 #include <hbclient.hpp>
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -78,6 +80,57 @@ int main(int argc, char** argv) try {
   auto bounded = table.with_timeout(std::chrono::seconds(5));
   std::cout << "exists: " << bounded.exists(hbclient::Get(v2)) << "\n";
 
+  // The same rows in batches without blocking: a std::future per batch, then lambdas that
+  // ask for the next batch from their callback until the empty batch that ends the scan.
+  int async_rows = 0;
+  auto batches = table.scanner(hbclient::Scan().prefix("cpp-batch-").caching(30));
+  for (;;) {
+    hbclient::BatchResult b = batches.next_batch(25).get();
+    if (b.size() == 0) break;
+    async_rows += static_cast<int>(b.size());
+  }
+  struct Reader {
+    hbclient::Scanner scanner;
+    int rows = 0;
+    std::promise<void> done;
+    void next() {
+      scanner.next_async(40).on_complete([this](hbclient::FutureRef f) noexcept {
+        try {
+          hbclient::BatchResult b = f.take_batch_result();
+          if (b.size() == 0) return done.set_value();
+          rows += static_cast<int>(b.size());
+          next();
+        } catch (...) {
+          done.set_exception(std::current_exception());
+        }
+      });
+    }
+  };
+  Reader reader{table.scanner(hbclient::Scan().prefix("cpp-batch-")), 0, {}};
+  auto read_all = reader.done.get_future();
+  reader.next();
+  read_all.get();
+  std::cout << "async scan: " << async_rows << " rows (std::future), " << reader.rows
+            << " rows (callbacks)\n";
+
+  // A namespace of our own with a pre-split table, described, then removed again.
+  const std::string ns =
+      "cpp_example_" + std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
+  conn.create_namespace(ns);
+  conn.create_table(ns + ":t", {"f", "g"}, {"k", "s"});
+  hbclient::TableDescription d = conn.describe_table(ns + ":t");
+  std::cout << "describe " << d.name << ": " << (d.enabled ? "enabled" : "disabled") << ", "
+            << d.families.size() << " families, " << d.split_keys.size() + 1 << " regions\n";
+  for (const hbclient::FamilyDescription& f : d.families) {
+    std::cout << "  family " << f.name << ": versions " << f.max_versions << ", ttl "
+              << (f.ttl_secs ? std::to_string(f.ttl_secs) : "forever") << ", compression "
+              << f.compression << ", bloom " << f.bloom_filter << "\n";
+  }
+  conn.disable_table(ns + ":t");
+  conn.delete_table(ns + ":t");
+  conn.delete_namespace(ns);
+  bool described = d.families.size() == 2 && d.split_keys.size() == 2 && d.enabled;
+
   auto mutator = conn.mutator(argc > 2 ? argv[2] : "t");
   for (int i = 0; i < 500; i++) {
     mutator.put(hbclient::Put("cpp-mutator-" + std::to_string(i)).add("f", "q", "v"));
@@ -87,7 +140,10 @@ int main(int argc, char** argv) try {
   std::cout << "rpcs sent: " << conn.metric("rpcs") << "\n";
   conn.close();          // returns once the connection's I/O has stopped
   hbclient::shutdown();  // joins the library's threads
-  return rows == 100 && done.load() == 200 && filtered == 10 && applied ? 0 : 1;
+  return rows == 100 && done.load() == 200 && filtered == 10 && applied && async_rows == 100 &&
+                 reader.rows == 100 && described
+             ? 0
+             : 1;
 } catch (const hbclient::Error& e) {
   std::cerr << "hbclient error " << e.status() << " (" << hb_status_str(e.status())
             << "): " << e.what() << " " << e.exception_class() << "\n";

@@ -403,3 +403,111 @@ TEST(V2, AdminAndConfigMessages) {
     EXPECT_NE(std::string(e.what()).find("no.such.key"), std::string::npos);
   }
 }
+
+TEST(V2, NamespacesAndDescribe) {
+  auto& conn = connection();
+  auto spaces = conn.list_namespaces();
+  EXPECT_NE(std::find(spaces.begin(), spaces.end(), "default"), spaces.end());
+  if (std::find(spaces.begin(), spaces.end(), "cpp_ns") != spaces.end()) {
+    if (conn.table_exists("cpp_ns:t")) {
+      conn.disable_table("cpp_ns:t");
+      conn.delete_table("cpp_ns:t");
+    }
+    conn.delete_namespace("cpp_ns");
+  }
+  conn.create_namespace("cpp_ns");
+  try {
+    conn.create_namespace("cpp_ns");
+    FAIL();
+  } catch (const hbclient::Error& e) {
+    EXPECT_EQ(e.status(), HB_ERR_REMOTE);
+    EXPECT_NE(e.exception_class().find("NamespaceExistException"), std::string::npos);
+  }
+  conn.create_table("cpp_ns:t", {"f", "g"}, {"h", std::string("p\0q", 3)});
+  auto d = conn.describe_table("cpp_ns:t");
+  EXPECT_EQ(d.name, "cpp_ns:t");
+  EXPECT_TRUE(d.enabled);
+  ASSERT_EQ(d.families.size(), 2u);
+  for (const auto& f : d.families) {
+    EXPECT_EQ(f.max_versions, 1u);
+    EXPECT_EQ(f.ttl_secs, 0u);
+    EXPECT_EQ(f.compression, "NONE");
+    EXPECT_FALSE(f.bloom_filter.empty());
+  }
+  EXPECT_EQ(d.split_keys, (std::vector<std::string>{"h", std::string("p\0q", 3)}));
+  try {
+    conn.delete_namespace("cpp_ns");
+    FAIL();
+  } catch (const hbclient::Error& e) {
+    EXPECT_NE(e.exception_class().find("ConstraintException"), std::string::npos);
+  }
+  conn.disable_table("cpp_ns:t");
+  EXPECT_FALSE(conn.describe_table("cpp_ns:t").enabled);
+  conn.delete_table("cpp_ns:t");
+  conn.delete_namespace("cpp_ns");
+  spaces = conn.list_namespaces();
+  EXPECT_EQ(std::find(spaces.begin(), spaces.end(), "cpp_ns"), spaces.end());
+  EXPECT_THROW(conn.describe_table("cpp_ns:t"), hbclient::Error);
+}
+
+TEST(V2, AsyncScanBatches) {
+  auto table = connection().table("cpp");
+  hbclient::Batch batch;
+  std::vector<std::string> want;
+  for (int i = 0; i < 50; i++) {
+    want.push_back("as" + std::to_string(1000 + i));
+    batch.add(hbclient::Put(want.back()).add("f", "q", "x"));
+  }
+  table.batch(batch);
+
+  // std::future form.
+  auto scanner = table.scanner(hbclient::Scan().prefix("as").caching(7));
+  std::vector<std::string> got;
+  for (;;) {
+    hbclient::BatchResult rows = scanner.next_batch(10).get();
+    ASSERT_LE(rows.size(), 10u);
+    if (rows.size() == 0) break;
+    for (std::size_t i = 0; i < rows.size(); i++) got.emplace_back(rows.row(i)->row());
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(scanner.next_batch(10).get().size(), 0u);
+
+  // Lambda form: each callback asks for the next batch until the end.
+  struct State {
+    hbclient::Scanner scanner;
+    std::vector<std::string> rows;
+    std::promise<void> done;
+    void next() {
+      scanner.next_async(8).on_complete([this](hbclient::FutureRef f) noexcept {
+        try {
+          hbclient::BatchResult b = f.take_batch_result();
+          if (b.size() == 0) {
+            done.set_value();
+            return;
+          }
+          for (std::size_t i = 0; i < b.size(); i++) rows.emplace_back(b.row(i)->row());
+          next();
+        } catch (...) {
+          done.set_exception(std::current_exception());
+        }
+      });
+    }
+  };
+  State state{table.scanner(hbclient::Scan().prefix("as").caching(5)), {}, {}};
+  auto finished = state.done.get_future();
+  state.next();
+  finished.get();
+  EXPECT_EQ(state.rows, want);
+
+  // A failed scan throws through the std::future, again on every request.
+  auto missing = connection().table("cpp_no_such_table");
+  auto bad = missing.scanner(hbclient::Scan());
+  for (int i = 0; i < 2; i++) {
+    try {
+      bad.next_batch(4).get();
+      FAIL();
+    } catch (const hbclient::Error& e) {
+      EXPECT_EQ(e.status(), HB_ERR_TABLE_NOT_FOUND);
+    }
+  }
+}

@@ -14,7 +14,8 @@ pub struct hb_batch {
     pub(crate) actions: Vec<hbcore::Action>,
 }
 
-/// The outcome of each item of a batch, in the order they were added.
+/// The outcome of each item of a batch, in the order they were added; also the rows of one
+/// `hb_scanner_next_async` request (every entry `HB_OK` with a row; none at the end of the scan).
 ///
 /// Thread safety: immutable; any number of threads may read it at once.
 pub struct hb_batch_result {

@@ -84,20 +84,59 @@ pub unsafe extern "C" fn hb_config_new(out: *mut *mut hb_config) -> hb_status {
     })
 }
 
-/// Sets a value by its HBase key name (both NUL-terminated UTF-8; copied). Unknown keys and
-/// malformed values return `HB_ERR_INVALID_ARGUMENT` and leave the config unchanged; use
-/// `hb_config_set_err` to learn why. Sizes may be given as Hadoop does: `2MB`, `64k`, `1g`
-/// (binary units, case-insensitive, optional `b`). Not synchronised: one thread per config.
+/// Sets a value by its HBase key name (both NUL-terminated UTF-8; copied). Accepts every key the
+/// Rust client's `Config` accepts, listed below. Unknown keys and malformed values return
+/// `HB_ERR_INVALID_ARGUMENT` and leave the config unchanged; `hb_config_set_err` gives the
+/// reason, a message naming the key and what is wrong with the value. Not synchronised: one
+/// thread per config.
 ///
-/// Discovery: `hbase.zookeeper.quorum` (+ `hbase.zookeeper.property.clientPort`,
-/// `zookeeper.znode.parent`) or, ZooKeeper-free, `hbase.client.bootstrap.servers`. Also:
-/// `hbase.client.retries.number`, `hbase.client.pause`, `hbase.rpc.timeout`,
-/// `hbase.client.operation.timeout`, `hbase.client.write.buffer`, `hbase.client.user`, ...
-/// Security: `hbase.client.netty.tls.enabled`, `hbase.rpc.tls.truststore.location` (PEM),
-/// `hbase.rpc.tls.keystore.location` (PEM key + chain), `hbase.security.authentication`
-/// (`kerberos`), `hbase.rpc.protection`, `hbase.regionserver.kerberos.principal`,
-/// `hbase.master.kerberos.principal`, `hbase.client.keytab.file`, `hbase.client.keytab.principal`
-/// and the other keys of `hb_config_load_dir`'s files.
+/// Value forms: *ms* a whole number of milliseconds; *n* a whole number; *size* a byte count,
+/// plain or with Hadoop's binary units `k`, `m`, `g`, `t`, `p` (case-insensitive, optional
+/// `b`): `2MB`, `64k`, `1g`; *bool* `true` or `false`; *text* any string.
+///
+/// Discovery: `hbase.zookeeper.quorum` (text: `host[:port],...`),
+/// `hbase.zookeeper.property.clientPort` (n), `zookeeper.znode.parent` (text),
+/// `hbase.client.bootstrap.servers` and its older name `hbase.masters` (text: `host:port,...`,
+/// ZooKeeper-free discovery), `hbase.client.registry.impl` (text: a Java registry class name,
+/// `...ZKConnectionRegistry` or `...RpcConnectionRegistry`).
+///
+/// Retries and timeouts: `hbase.client.retries.number` (n), `hbase.client.pause` (ms),
+/// `hbase.client.pause.server.overloaded` and its older name `hbase.client.pause.cqtbe` (ms),
+/// `hbase.rpc.timeout` (ms: one RPC), `hbase.rpc.read.timeout` (ms: one Get or Scan RPC;
+/// default `hbase.rpc.timeout`), `hbase.rpc.write.timeout` (ms: one Mutate RPC or atomic row
+/// write; default `hbase.rpc.timeout`), `hbase.client.operation.timeout` and
+/// `hbase.client.meta.operation.timeout` (ms: a whole operation, retries included),
+/// `hbase.ipc.client.socket.timeout.connect`, `hbase.ipc.client.socket.timeout.read` and
+/// `hbase.ipc.client.socket.timeout.write` (ms), `hbclient.rpc.max.consecutive.timeouts` (n;
+/// 0: never fail a connection for timeouts).
+///
+/// Resources: `hbclient.rpc.connection.max.inflight.bytes` and `hbclient.rpc.max.inflight.bytes`
+/// (size), `hbase.client.ipc.pool.size` (n), `hbase.client.scanner.caching` (n),
+/// `hbase.client.scanner.max.result.size` (size), `hbase.client.scanner.timeout.period` (ms),
+/// `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
+/// 0: no timer), `hbase.client.write.buffer.maxinflight` (size), `hbase.client.keyvalue.maxsize`
+/// (size; 0 or negative: no limit), `hbase.client.user` (text: the user name sent),
+/// `hbclient.metrics.per.server` (bool; per-server metric series in builds of hbclient with its
+/// `metrics` feature, which libhbclient is not: accepted, no effect).
+///
+/// TLS: `hbase.client.netty.tls.enabled` (bool), `hbase.client.netty.tls.verify.server.hostname`
+/// (bool), `hbase.client.netty.tls.handshaketimeout` (ms), `hbase.rpc.tls.protocol`,
+/// `hbase.rpc.tls.enabledProtocols`, `hbase.rpc.tls.ciphersuites` (text),
+/// `hbase.rpc.tls.truststore.location` (PEM file), `hbase.rpc.tls.truststore.type`,
+/// `hbase.rpc.tls.truststore.password`, `hbase.rpc.tls.keystore.location` (PEM key + chain),
+/// `hbase.rpc.tls.keystore.type`, `hbase.rpc.tls.keystore.password` (text; files are read when
+/// the connection opens).
+///
+/// Kerberos: `hbase.security.authentication` and `hadoop.security.authentication` (`simple` or
+/// `kerberos`), `hbase.rpc.protection` and `hadoop.rpc.protection` (`authentication`,
+/// `integrity`, `privacy`, or a comma list in order of preference),
+/// `hbase.master.kerberos.principal`, `hbase.regionserver.kerberos.principal` (text; `_HOST`
+/// becomes the server's host name), `hbase.client.keytab.file`, `hbase.client.keytab.principal`
+/// and its other name `hbase.client.kerberos.principal` (text),
+/// `hbase.ipc.client.fallback-to-simple-auth-allowed` (bool),
+/// `hbase.unsafe.client.kerberos.hostname.disable.reversedns` (bool; hbclient never uses reverse
+/// DNS), `hbase.rpc.crypto.encryption.aes.enabled` (bool; accepted, not supported: `true` logs a
+/// warning and the SASL privacy layer encrypts instead).
 #[no_mangle]
 pub unsafe extern "C" fn hb_config_set(
     config: *mut hb_config,
@@ -110,7 +149,8 @@ pub unsafe extern "C" fn hb_config_set(
 
 /// `hb_config_set` with the reason of a rejection: on failure, when `err` is not NULL, `*err`
 /// receives an error whose message names the key and what is wrong (free it with
-/// `hb_error_free`).
+/// `hb_error_free`), e.g. `hbase.client.write.buffer: "2XB" is not a byte size (...)` or
+/// `unknown configuration key "hbase.no.such.key"`.
 #[no_mangle]
 pub unsafe extern "C" fn hb_config_set_err(
     config: *mut hb_config,
@@ -127,35 +167,9 @@ pub unsafe extern "C" fn hb_config_set_err(
                 arg_str(value, "value")?,
             )
         };
-        config.builder = match config.builder.clone().set(key, value) {
-            Ok(builder) => builder,
-            Err(first) => match size_in_bytes(value) {
-                Some(bytes) => config.builder.clone().set(key, &bytes.to_string())?,
-                None => return Err(first.into()),
-            },
-        };
+        config.builder = config.builder.clone().set(key, value)?;
         Ok(())
     })
-}
-
-/// `2MB`, `64k`, `1g` ... as a byte count (Hadoop's `getLongBytes`: binary units k, m, g, t, p,
-/// optionally followed by `b`, case-insensitive); None for anything else.
-fn size_in_bytes(value: &str) -> Option<u64> {
-    let v = value.trim().to_ascii_lowercase();
-    let v = v.strip_suffix('b').unwrap_or(&v);
-    let (digits, shift) = match v.chars().last()? {
-        'k' => (&v[..v.len() - 1], 10),
-        'm' => (&v[..v.len() - 1], 20),
-        'g' => (&v[..v.len() - 1], 30),
-        't' => (&v[..v.len() - 1], 40),
-        'p' => (&v[..v.len() - 1], 50),
-        _ => return None,
-    };
-    digits
-        .trim()
-        .parse::<u64>()
-        .ok()?
-        .checked_mul(1u64 << shift)
 }
 
 /// Applies the client configuration in directory `dir` (NUL-terminated path): `core-site.xml`

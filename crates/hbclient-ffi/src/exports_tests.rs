@@ -1389,3 +1389,381 @@ fn mutator() {
         hb_connection_close(conn);
     }
 }
+
+/// Rows of a batch result (each entry must be `HB_OK` with a row).
+unsafe fn batch_rows(batch: *const hb_batch_result) -> Vec<Vec<u8>> {
+    let mut rows = Vec::new();
+    for i in 0..unsafe { hb_batch_result_count(batch) } {
+        assert_eq!(
+            unsafe { hb_batch_result_status(batch, i, null_mut()) },
+            HB_OK
+        );
+        let r = unsafe { hb_batch_result_get(batch, i) };
+        let (mut ptr, mut len) = (null(), 0usize);
+        assert_eq!(unsafe { hb_result_row(r, &mut ptr, &mut len) }, HB_OK);
+        rows.push(unsafe { std::slice::from_raw_parts(ptr, len) }.to_vec());
+    }
+    rows
+}
+
+unsafe fn scan_prefix(table: *mut hb_table, prefix: &[u8], caching: u32) -> *mut hb_scanner {
+    let mut s = null_mut();
+    assert_eq!(unsafe { hb_scan_new(&mut s) }, HB_OK);
+    assert_eq!(
+        unsafe { hb_scan_set_prefix(s, prefix.as_ptr().cast(), prefix.len()) },
+        HB_OK
+    );
+    assert_eq!(unsafe { hb_scan_set_caching(s, caching) }, HB_OK);
+    let mut scanner = null_mut();
+    assert_eq!(
+        unsafe { hb_table_scanner(table, s, &mut scanner, null_mut()) },
+        HB_OK
+    );
+    unsafe { hb_scan_free(s) };
+    scanner
+}
+
+struct ScanByCallback {
+    scanner: *mut hb_scanner,
+    rows: std::sync::Mutex<Vec<Vec<u8>>>,
+    done: std::sync::Mutex<Option<hb_status>>,
+    ready: std::sync::Condvar,
+}
+
+/// Reads a scan to its end with callbacks: each callback takes its batch and asks for the next.
+unsafe extern "C" fn next_batch_callback(future: *mut hb_future, userdata: *mut c_void) {
+    let state = unsafe { &*(userdata as *const ScanByCallback) };
+    let mut batch = null_mut();
+    let status = unsafe { hb_future_take_batch_result(future, &mut batch) };
+    unsafe { hb_future_free(future) };
+    let finish = |status| {
+        *state.done.lock().unwrap() = Some(status);
+        state.ready.notify_all();
+    };
+    if status != HB_OK {
+        return finish(status);
+    }
+    let rows = unsafe { batch_rows(batch) };
+    unsafe { hb_batch_result_free(batch) };
+    if rows.is_empty() {
+        return finish(HB_OK);
+    }
+    state.rows.lock().unwrap().extend(rows);
+    let next = unsafe { hb_scanner_next_async(state.scanner, 5) };
+    assert_eq!(
+        unsafe { hb_future_set_callback(next, Some(next_batch_callback), userdata) },
+        HB_OK
+    );
+}
+
+#[test]
+fn async_scans() {
+    unsafe {
+        let conn = connect();
+        let table = open_table(conn, "t");
+        let mut b = null_mut();
+        assert_eq!(hb_batch_new(&mut b), HB_OK);
+        let want: Vec<Vec<u8>> = (0..40u32)
+            .map(|i| format!("as{i:03}").into_bytes())
+            .collect();
+        for row in &want {
+            let p = put(row, b"x");
+            assert_eq!(hb_batch_add_put(b, p), HB_OK);
+            hb_put_free(p);
+        }
+        let mut br = null_mut();
+        assert_eq!(hb_table_batch(table, b, &mut br, null_mut()), HB_OK);
+        hb_batch_result_free(br);
+        hb_batch_free(b);
+
+        // Futures waited on: batches of at most 8, an empty batch at the end, then again.
+        let scanner = scan_prefix(table, b"as", 6);
+        let mut got = Vec::new();
+        loop {
+            let f = hb_scanner_next_async(scanner, 8);
+            assert_eq!(hb_future_wait(f), HB_OK);
+            let mut batch = null_mut();
+            assert_eq!(hb_future_take_batch_result(f, &mut batch), HB_OK);
+            hb_future_free(f);
+            let rows = batch_rows(batch);
+            hb_batch_result_free(batch);
+            assert!(rows.len() <= 8);
+            if rows.is_empty() {
+                break;
+            }
+            got.extend(rows);
+        }
+        assert_eq!(got, want);
+        let f = hb_scanner_next_async(scanner, 8);
+        assert_eq!(hb_future_wait(f), HB_OK);
+        let mut batch = null_mut();
+        assert_eq!(hb_future_take_batch_result(f, &mut batch), HB_OK);
+        assert_eq!(hb_batch_result_count(batch), 0);
+        hb_batch_result_free(batch);
+        hb_future_free(f);
+        let mut r = null_mut();
+        assert_eq!(hb_scanner_next(scanner, &mut r, null_mut()), HB_OK);
+        assert!(r.is_null());
+        hb_scanner_free(scanner);
+
+        // Many requests in flight, mixed with blocking calls: rows in order, none twice.
+        let scanner = scan_prefix(table, b"as", 3);
+        let futures: Vec<*mut hb_future> =
+            (0..30).map(|_| hb_scanner_next_async(scanner, 1)).collect();
+        let mut r = null_mut();
+        assert_eq!(hb_scanner_next(scanner, &mut r, null_mut()), HB_OK);
+        let mut got = Vec::new();
+        for f in &futures {
+            assert_eq!(hb_future_wait(*f), HB_OK);
+            let mut batch = null_mut();
+            assert_eq!(hb_future_take_batch_result(*f, &mut batch), HB_OK);
+            got.extend(batch_rows(batch));
+            hb_batch_result_free(batch);
+            hb_future_free(*f);
+        }
+        let (mut ptr, mut len) = (null(), 0usize);
+        assert_eq!(hb_result_row(r, &mut ptr, &mut len), HB_OK);
+        got.push(std::slice::from_raw_parts(ptr, len).to_vec());
+        hb_result_free(r);
+        assert_eq!(got, want[..31]);
+        // A cancelled request loses no row.
+        let f = hb_scanner_next_async(scanner, 2);
+        let _ = hb_future_cancel(f);
+        let status = hb_future_wait(f);
+        hb_future_free(f);
+        let f = hb_scanner_next_async(scanner, 100);
+        assert_eq!(hb_future_wait(f), HB_OK);
+        let mut batch = null_mut();
+        assert_eq!(hb_future_take_batch_result(f, &mut batch), HB_OK);
+        let rest = batch_rows(batch);
+        hb_batch_result_free(batch);
+        hb_future_free(f);
+        if status == HB_ERR_CANCELLED {
+            assert_eq!(rest.first(), Some(&want[31]), "{rest:?}");
+        } else {
+            assert_eq!(status, HB_OK);
+        }
+        // Freed with a request in flight: the request still completes.
+        let f = hb_scanner_next_async(scanner, 1);
+        hb_scanner_free(scanner);
+        let status = hb_future_wait(f);
+        assert!(status == HB_OK, "{status:?}");
+        hb_future_free(f);
+
+        // Callbacks that chain the next request read the whole scan.
+        let state = Box::new(ScanByCallback {
+            scanner: scan_prefix(table, b"as", 4),
+            rows: Default::default(),
+            done: Default::default(),
+            ready: Default::default(),
+        });
+        let userdata = &*state as *const ScanByCallback as *mut c_void;
+        let first = hb_scanner_next_async(state.scanner, 5);
+        assert_eq!(
+            hb_future_set_callback(first, Some(next_batch_callback), userdata),
+            HB_OK
+        );
+        let mut done = state.done.lock().unwrap();
+        while done.is_none() {
+            done = state.ready.wait(done).unwrap();
+        }
+        assert_eq!(*done, Some(HB_OK));
+        drop(done);
+        assert_eq!(*state.rows.lock().unwrap(), want);
+        hb_scanner_free(state.scanner);
+
+        // A NULL scanner: a failed future, never NULL.
+        let f = hb_scanner_next_async(null_mut(), 1);
+        assert!(!f.is_null());
+        assert_eq!(hb_future_wait(f), HB_ERR_INVALID_ARGUMENT);
+        hb_future_free(f);
+
+        // A scan of a missing table fails, and keeps failing (never an end).
+        let missing = open_table(conn, "no_such_table_async");
+        let scanner = scan_prefix(missing, b"a", 1);
+        for _ in 0..2 {
+            let f = hb_scanner_next_async(scanner, 4);
+            assert_eq!(hb_future_wait(f), HB_ERR_TABLE_NOT_FOUND);
+            hb_future_free(f);
+        }
+        let mut r = null_mut();
+        assert_eq!(
+            hb_scanner_next(scanner, &mut r, null_mut()),
+            HB_ERR_TABLE_NOT_FOUND
+        );
+        hb_scanner_free(scanner);
+        hb_table_free(missing);
+
+        // After close: scanners cannot open; a request on an older scanner fails.
+        let scanner = scan_prefix(table, b"as", 4);
+        hb_table_free(table);
+        hb_connection_close(conn);
+        let f = hb_scanner_next_async(scanner, 4);
+        assert_eq!(hb_future_wait(f), HB_ERR_CLOSED);
+        hb_future_free(f);
+        hb_scanner_free(scanner);
+    }
+}
+
+unsafe fn names(list: *const hb_table_names) -> Vec<String> {
+    (0..unsafe { hb_table_names_count(list) })
+        .map(|i| text(unsafe { hb_table_names_get(list, i) }))
+        .collect()
+}
+
+#[test]
+fn namespaces_and_describe() {
+    unsafe {
+        let conn = connect();
+        let mut err = null_mut();
+        let mut list = null_mut();
+        assert_eq!(hb_admin_list_namespaces(conn, &mut list, null_mut()), HB_OK);
+        let before = names(list);
+        hb_table_names_free(list);
+        assert!(before.contains(&"default".to_string()), "{before:?}");
+        assert!(before.contains(&"hbase".to_string()), "{before:?}");
+
+        assert_eq!(
+            hb_admin_create_namespace(conn, c"ffi_ns".as_ptr(), null_mut()),
+            HB_OK
+        );
+        assert_eq!(
+            hb_admin_create_namespace(conn, c"ffi_ns".as_ptr(), &mut err),
+            HB_ERR_REMOTE
+        );
+        assert!(text(hb_error_exception_class(err)).ends_with("NamespaceExistException"));
+        hb_error_free(err);
+        err = null_mut();
+        assert_eq!(
+            hb_admin_create_namespace(conn, c"bad-name".as_ptr(), &mut err),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert!(text(hb_error_message(err)).contains("bad-name"));
+        hb_error_free(err);
+        err = null_mut();
+        assert_eq!(
+            hb_admin_create_namespace(conn, null(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(hb_admin_list_namespaces(conn, &mut list, null_mut()), HB_OK);
+        assert!(names(list).contains(&"ffi_ns".to_string()));
+        hb_table_names_free(list);
+        assert_eq!(
+            hb_admin_list_namespaces(conn, null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+
+        let families = [c"f".as_ptr(), c"g".as_ptr()];
+        let splits: [*const c_void; 2] = [b"d".as_ptr().cast(), b"q\0x".as_ptr().cast()];
+        let split_lens = [1usize, 3];
+        assert_eq!(
+            hb_admin_create_table(
+                conn,
+                c"ffi_ns:described".as_ptr(),
+                families.as_ptr(),
+                2,
+                splits.as_ptr(),
+                split_lens.as_ptr(),
+                2,
+                null_mut()
+            ),
+            HB_OK
+        );
+        // A namespace holding a table cannot go.
+        assert_eq!(
+            hb_admin_delete_namespace(conn, c"ffi_ns".as_ptr(), &mut err),
+            HB_ERR_REMOTE
+        );
+        assert!(text(hb_error_exception_class(err)).ends_with("ConstraintException"));
+        hb_error_free(err);
+        err = null_mut();
+
+        let mut d = null_mut();
+        assert_eq!(
+            hb_admin_describe_table(conn, c"ffi_ns:described".as_ptr(), &mut d, null_mut()),
+            HB_OK
+        );
+        assert_eq!(text(hb_table_descriptor_name(d)), "ffi_ns:described");
+        assert!(hb_table_descriptor_is_enabled(d));
+        assert_eq!(hb_table_descriptor_family_count(d), 2);
+        let mut family_names = Vec::new();
+        for i in 0..2 {
+            let f = hb_table_descriptor_family(d, i);
+            assert!(!f.is_null());
+            let (mut ptr, mut len) = (null(), 0usize);
+            assert_eq!(hb_family_descriptor_name(f, &mut ptr, &mut len), HB_OK);
+            family_names.push(std::slice::from_raw_parts(ptr, len).to_vec());
+            assert_eq!(hb_family_descriptor_max_versions(f), 1);
+            assert_eq!(hb_family_descriptor_ttl_secs(f), 0);
+            assert_eq!(text(hb_family_descriptor_compression(f)), "NONE");
+            assert_eq!(text(hb_family_descriptor_bloom_filter(f)), "ROW");
+        }
+        family_names.sort();
+        assert_eq!(family_names, [b"f".to_vec(), b"g".to_vec()]);
+        assert!(hb_table_descriptor_family(d, 2).is_null());
+        assert_eq!(hb_table_descriptor_region_count(d), 3);
+        let mut keys = Vec::new();
+        for i in 0..2 {
+            let (mut ptr, mut len) = (null(), 0usize);
+            assert_eq!(
+                hb_table_descriptor_split_key(d, i, &mut ptr, &mut len),
+                HB_OK
+            );
+            keys.push(std::slice::from_raw_parts(ptr, len).to_vec());
+        }
+        assert_eq!(keys, [b"d".to_vec(), b"q\0x".to_vec()]);
+        let (mut ptr, mut len) = (null(), 0usize);
+        assert_eq!(
+            hb_table_descriptor_split_key(d, 2, &mut ptr, &mut len),
+            HB_ERR_NOT_FOUND
+        );
+        assert_eq!(
+            hb_table_descriptor_split_key(d, 0, null_mut(), &mut len),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_table_descriptor_free(d);
+        // NULL handles read as empty.
+        assert!(hb_table_descriptor_name(null()).is_null());
+        assert_eq!(hb_table_descriptor_family_count(null()), 0);
+        assert_eq!(hb_table_descriptor_region_count(null()), 0);
+        assert!(hb_family_descriptor_compression(null()).is_null());
+        hb_table_descriptor_free(null_mut());
+
+        assert_eq!(
+            hb_admin_describe_table(conn, c"ffi_ns:nothing".as_ptr(), &mut d, &mut err),
+            HB_ERR_TABLE_NOT_FOUND
+        );
+        hb_error_free(err);
+        err = null_mut();
+        assert_eq!(
+            hb_admin_describe_table(conn, c"t".as_ptr(), null_mut(), null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+
+        assert_eq!(
+            hb_admin_disable_table(conn, c"ffi_ns:described".as_ptr(), null_mut()),
+            HB_OK
+        );
+        assert_eq!(
+            hb_admin_describe_table(conn, c"ffi_ns:described".as_ptr(), &mut d, null_mut()),
+            HB_OK
+        );
+        assert!(!hb_table_descriptor_is_enabled(d));
+        hb_table_descriptor_free(d);
+        assert_eq!(
+            hb_admin_delete_table(conn, c"ffi_ns:described".as_ptr(), null_mut()),
+            HB_OK
+        );
+        assert_eq!(
+            hb_admin_delete_namespace(conn, c"ffi_ns".as_ptr(), null_mut()),
+            HB_OK
+        );
+        assert_eq!(
+            hb_admin_delete_namespace(conn, c"ffi_ns".as_ptr(), &mut err),
+            HB_ERR_REMOTE
+        );
+        assert!(text(hb_error_exception_class(err)).ends_with("NamespaceNotFoundException"));
+        hb_error_free(err);
+        hb_connection_close(conn);
+    }
+}

@@ -371,8 +371,8 @@ pub unsafe extern "C" fn hb_future_take_result(
     })
 }
 
-/// Takes the result of a completed `hb_table_batch_async` (caller frees it with
-/// `hb_batch_result_free`). Statuses as for `hb_future_take_result`.
+/// Takes the result of a completed `hb_table_batch_async` or `hb_scanner_next_async` (caller
+/// frees it with `hb_batch_result_free`). Statuses as for `hb_future_take_result`.
 #[no_mangle]
 pub unsafe extern "C" fn hb_future_take_batch_result(
     future: *mut hb_future,

@@ -1,15 +1,18 @@
 //! Scans: `hb_scan` describes the rows wanted, `hb_scanner` reads them one row at a time.
 
+use std::collections::VecDeque;
 use std::ffi::c_void;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use bytes::Bytes;
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 
 use crate::argconv::{arg_bytes, arg_family, arg_mut, arg_out, arg_ref, into_raw, take};
+use crate::batch::hb_batch_result;
 use crate::connection::hb_table;
 use crate::error::{hb_error, hb_status};
 use crate::filter::hb_filter;
+use crate::future::{hb_future, spawn, Kind, Outcome};
 use crate::result::hb_result;
 use crate::runtime::ConnRuntime;
 
@@ -20,21 +23,127 @@ pub struct hb_scan {
     scan: Option<hbcore::Scan>,
 }
 
-/// An open scan, read with `hb_scanner_next`. Rows are fetched from the servers in chunks.
+/// An open scan, read with `hb_scanner_next` (blocking, one row) or `hb_scanner_next_async`
+/// (a future of a batch of rows). Rows are fetched from the servers in chunks.
 ///
-/// Thread safety: calls are serialised internally, so it is safe to use from several threads,
-/// but each row goes to one caller; usually one thread reads a scanner.
+/// Thread safety: thread-safe. Requests (blocking or async, from any thread) are queued and
+/// served in the order they were made, each row going to exactly one request; usually one thread
+/// reads a scanner.
 pub struct hb_scanner {
-    scanner: Mutex<ScannerState>,
+    requests: tokio::sync::mpsc::UnboundedSender<Request>,
     rt: Arc<ConnRuntime>,
 }
 
-/// A scanner and how it ended, so a call after an error reports the error again rather than
-/// looking like the end of the scan.
-struct ScannerState {
-    scanner: hbcore::Scanner,
-    failed: Option<hb_error>,
-    ended: bool,
+type Rows = Vec<hbcore::RowResult>;
+
+/// One request for rows: up to `max_rows` (at least 1), answered on `reply` (an empty batch:
+/// the scan ended).
+struct Request {
+    max_rows: usize,
+    reply: tokio::sync::oneshot::Sender<Answer>,
+}
+
+/// The rows (or the error) of a request, and where a requester that went away before it read
+/// them (a cancelled future) gives the rows back.
+struct Answer {
+    rows: Result<Rows, hb_error>,
+    give_back: tokio::sync::oneshot::Sender<Rows>,
+}
+
+/// The task that owns a scanner and serves its requests in order (one per `hb_scanner`; it
+/// ends, closing the server-side scanner, when the handle is freed or the connection closes).
+async fn drive(
+    mut scanner: hbcore::Scanner,
+    mut requests: tokio::sync::mpsc::UnboundedReceiver<Request>,
+) {
+    // Rows a cancelled request did not take: served first next time, so none is lost.
+    let mut kept: VecDeque<hbcore::RowResult> = VecDeque::new();
+    // How the scan ended: a call after an error reports the error again rather than looking
+    // like the end of the scan.
+    let mut failed: Option<hb_error> = None;
+    let mut ended = false;
+    while let Some(request) = requests.recv().await {
+        if request.reply.is_closed() {
+            continue;
+        }
+        let mut rows: Rows = Vec::new();
+        while rows.len() < request.max_rows {
+            match kept.pop_front() {
+                Some(row) => rows.push(row),
+                None => break,
+            }
+        }
+        if rows.is_empty() && !ended && failed.is_none() {
+            // Wait for the first row; then take only what is already here.
+            match scanner.next().await {
+                Some(Ok(row)) => rows.push(row),
+                Some(Err(e)) => failed = Some(e.into()),
+                None => ended = true,
+            }
+        }
+        while rows.len() < request.max_rows && !ended && failed.is_none() {
+            // A pending fetch stays inside the scanner (a stream), so nothing is lost here.
+            match scanner.next().now_or_never() {
+                Some(Some(Ok(row))) => rows.push(row),
+                Some(Some(Err(e))) => failed = Some(e.into()),
+                Some(None) => ended = true,
+                None => break,
+            }
+        }
+        let rows = match (&failed, rows.is_empty()) {
+            (Some(e), true) => Err(e.clone()),
+            _ => Ok(rows),
+        };
+        let (give_back, given_back) = tokio::sync::oneshot::channel();
+        let returned = match request.reply.send(Answer { rows, give_back }) {
+            // Taken, or given back by a requester dropped before reading it: wait to know
+            // which before serving the next request, so the order of rows holds.
+            Ok(()) => given_back.await.unwrap_or_default(),
+            // The requester went away while we fetched.
+            Err(answer) => answer.rows.unwrap_or_default(),
+        };
+        for row in returned.into_iter().rev() {
+            kept.push_front(row);
+        }
+    }
+}
+
+/// The requester's end of one request: gives unread rows back when dropped (a cancelled
+/// future's task is dropped while it waits).
+struct Pending(tokio::sync::oneshot::Receiver<Answer>);
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if let Ok(Answer {
+            rows: Ok(rows),
+            give_back,
+        }) = self.0.try_recv()
+        {
+            let _ = give_back.send(rows);
+        }
+    }
+}
+
+impl hb_scanner {
+    /// Queues a request for up to `max_rows` rows.
+    fn request(&self, max_rows: usize) -> Pending {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        // Refused when the driver is gone (the connection closed): the receiver then reports it.
+        let _ = self.requests.send(Request { max_rows, reply });
+        Pending(answer)
+    }
+}
+
+/// The answer of one request (`HB_ERR_CLOSED` when the connection closed first).
+async fn answer(mut pending: Pending) -> Result<Rows, hb_error> {
+    match (&mut pending.0).await {
+        // Dropping `give_back` tells the driver the rows were taken.
+        Ok(Answer { rows, give_back: _ }) => rows,
+        Err(_) => Err(hb_error::new(
+            hb_status::HB_ERR_CLOSED,
+            "the connection was closed before the scanner answered",
+        )),
+    }
 }
 
 fn update(scan: &mut hb_scan, f: impl FnOnce(hbcore::Scan) -> hbcore::Scan) {
@@ -143,8 +252,8 @@ pub unsafe extern "C" fn hb_scan_free(scan: *mut hb_scan) {
 }
 
 /// Opens a scanner over `table` with a copy of `scan`. No RPC is made until the first
-/// `hb_scanner_next`. Free it with `hb_scanner_free` (also before the end: it closes the
-/// server-side scanner).
+/// `hb_scanner_next` or `hb_scanner_next_async`. Free it with `hb_scanner_free` (also before the
+/// end: it closes the server-side scanner). `HB_ERR_CLOSED` once the connection closed.
 #[no_mangle]
 pub unsafe extern "C" fn hb_table_scanner(
     table: *const hb_table,
@@ -165,13 +274,16 @@ pub unsafe extern "C" fn hb_table_scanner(
             .scan
             .clone()
             .expect("a scan builder always holds its scan");
+        let (requests, receiver) = tokio::sync::mpsc::unbounded_channel();
         let scanner = table.table.scan(scan);
+        if table.rt.spawn(drive(scanner, receiver)).is_none() {
+            return Err(hb_error::new(
+                hb_status::HB_ERR_CLOSED,
+                "the connection is closed",
+            ));
+        }
         out.write(into_raw(hb_scanner {
-            scanner: Mutex::new(ScannerState {
-                scanner,
-                failed: None,
-                ended: false,
-            }),
+            requests,
             rt: table.rt.clone(),
         }));
         Ok(())
@@ -185,8 +297,9 @@ pub unsafe extern "C" fn hb_table_scanner(
 ///   is then finished, and every later call returns the same status and error again (it never
 ///   turns into an end).
 ///
-/// `scanner` and `result` must not be NULL (`HB_ERR_INVALID_ARGUMENT`). Use from one thread at
-/// a time (concurrent calls are serialised).
+/// `scanner` and `result` must not be NULL (`HB_ERR_INVALID_ARGUMENT`). Thread-safe: calls from
+/// several threads (and `hb_scanner_next_async` requests) are served in the order they were made.
+/// A blocking call: allowed in a callback, refused on an I/O thread.
 #[no_mangle]
 pub unsafe extern "C" fn hb_scanner_next(
     scanner: *mut hb_scanner,
@@ -201,42 +314,64 @@ pub unsafe extern "C" fn hb_scanner_next(
                 arg_out(result, "result")?,
             )
         };
-        let mut guard = scanner.scanner.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(e) = &guard.failed {
-            return Err(e.clone());
-        }
-        if guard.ended {
-            out.write(std::ptr::null_mut());
-            return Ok(());
-        }
-        let next = scanner
-            .rt
-            .block_on(guard.scanner.next())
-            .and_then(|row| row.transpose().map_err(hb_error::from));
-        match next {
-            Ok(Some(row)) => out.write(into_raw(hb_result { row })),
-            Ok(None) => {
-                guard.ended = true;
-                out.write(std::ptr::null_mut());
-            }
-            Err(e) => {
-                guard.failed = Some(e.clone());
-                return Err(e);
-            }
+        let rows = scanner.rt.block_on(answer(scanner.request(1)))??;
+        match rows.into_iter().next() {
+            Some(row) => out.write(into_raw(hb_result { row })),
+            None => out.write(std::ptr::null_mut()),
         }
         Ok(())
     })
 }
 
-/// Frees a scanner, closing its server-side scanner if it was not finished. NULL is ignored.
+/// Asks for the scanner's next batch without blocking: returns a future (never NULL; free it
+/// with `hb_future_free`) that completes with up to `max_rows` rows (0 is taken as 1): at least
+/// one row while the scan goes on, as many more as are already fetched, never waiting for
+/// another round trip once it has one. Take them with `hb_future_take_batch_result` and read
+/// them with `hb_batch_result_count` / `hb_batch_result_get` (each entry's status is `HB_OK`).
+/// Outcomes, as for `hb_scanner_next`:
+/// - rows: `HB_OK`, a batch of 1 to `max_rows` results;
+/// - the end of the scan: `HB_OK`, an empty batch (count 0), and again for every later request;
+/// - an error: the future fails with it (`hb_future_error`); rows fetched before the error are
+///   delivered first, and every later request fails with the same error.
+///
+/// Requests (async ones and blocking `hb_scanner_next` calls, from any threads) are served in
+/// the order they were made, so several may be in flight: each row goes to exactly one of them,
+/// in scan order. Callbacks (`hb_future_set_callback`) follow the library's rules: they run on
+/// the completion executor, may block, and may call `hb_scanner_next_async` again (the usual
+/// way to read a whole scan with callbacks) or free the scanner. `hb_future_cancel` on a
+/// request gives `HB_ERR_CANCELLED`; rows it had fetched go to the next request, none is lost.
+/// Freeing the scanner while requests are in flight is allowed: they still complete. After the
+/// connection closed, or for a NULL scanner (`HB_ERR_INVALID_ARGUMENT`), the future fails.
+#[no_mangle]
+pub unsafe extern "C" fn hb_scanner_next_async(
+    scanner: *mut hb_scanner,
+    max_rows: usize,
+) -> *mut hb_future {
+    ffi_value!(std::ptr::null_mut(), {
+        // SAFETY: `scanner` is NULL or live.
+        let op = unsafe { arg_ref(scanner.cast_const(), "scanner") }.map(|scanner| {
+            let answer = answer(scanner.request(max_rows.max(1)));
+            (scanner.rt.clone(), async move {
+                let rows = answer.await?;
+                Ok(Outcome::Batch(hb_batch_result {
+                    items: rows
+                        .into_iter()
+                        .map(|row| Ok(Some(hb_result { row })))
+                        .collect(),
+                }))
+            })
+        });
+        Some(spawn(Kind::Batch, op))
+    })
+}
+
+/// Frees a scanner, closing its server-side scanner if it was not finished (requests already
+/// made still complete). NULL is ignored.
 #[no_mangle]
 pub unsafe extern "C" fn hb_scanner_free(scanner: *mut hb_scanner) {
     ffi_value!((), {
         // SAFETY: `scanner` is NULL or owned.
-        let scanner = unsafe { take(scanner) }?;
-        // Dropping inside the runtime lets the scanner send its close request.
-        let _context = scanner.rt.enter();
-        drop(scanner);
+        drop(unsafe { take(scanner) }?);
         Some(())
     })
 }

@@ -60,3 +60,57 @@ fn checked_in_abi_list_is_current() {
         .any(|l| l.starts_with("hb_status hb_connection_open(")));
     assert!(fresh.contains("HB_ERR_AUTHENTICATION = 14"));
 }
+
+/// The configuration keys the Rust client accepts: the string patterns of the match arms of
+/// `ConfigBuilder::apply` in crates/hbclient/src/config.rs.
+fn rust_config_keys() -> Vec<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../hbclient/src/config.rs");
+    let source = std::fs::read_to_string(&path).expect("read config.rs");
+    let start = source
+        .find("fn apply(&mut self")
+        .expect("ConfigBuilder::apply");
+    let end = start
+        + source[start..]
+            .find("_ => return Ok(false)")
+            .expect("apply's last arm");
+    let mut keys = Vec::new();
+    for line in source[start..end].lines() {
+        let line = line.trim_start();
+        let Some(arm) = line.split_once("=>").map(|(pattern, _)| pattern) else {
+            continue;
+        };
+        if !arm.trim_start().starts_with('"') {
+            continue;
+        }
+        keys.extend(arm.split('"').skip(1).step_by(2).map(String::from));
+    }
+    keys
+}
+
+#[test]
+fn config_set_documents_every_rust_key_and_the_c_test_sets_each() {
+    let header = header::generate();
+    let doc_end = header
+        .find("hb_status hb_config_set(")
+        .expect("hb_config_set in the header");
+    let doc_start = header[..doc_end].rfind("/**").expect("hb_config_set's doc");
+    let doc = &header[doc_start..doc_end];
+    let c_test = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/test_config.c"),
+    )
+    .expect("read tests/c/test_config.c");
+    let keys = rust_config_keys();
+    assert!(keys.len() >= 50, "found only {} keys", keys.len());
+    for key in &keys {
+        assert!(
+            doc.contains(&format!("`{key}`")),
+            "hb_config_set's doc does not list {key}"
+        );
+        assert!(
+            c_test.contains(&format!("{{\"{key}\", ")),
+            "tests/c/test_config.c does not set {key}"
+        );
+    }
+    assert!(keys.iter().any(|k| k == "hbase.rpc.read.timeout"));
+    assert!(keys.iter().any(|k| k == "hbase.rpc.write.timeout"));
+}

@@ -1,5 +1,6 @@
 //! `Admin`: table DDL through the active master (create, delete, enable, disable, exists, list,
-//! describe) and the region operations tests need (split, move, flush, compact).
+//! describe, region boundaries), namespaces (create, delete, list) and the region operations
+//! tests need (split, move, flush, compact).
 //!
 //! DDL calls start a master procedure; like HBase's client, `Admin` then polls
 //! `getProcedureResult` until the procedure finished, and reports its failure if it failed.
@@ -26,16 +27,42 @@ pub struct FamilyDescriptor {
     pub max_versions: u32,
     /// Seconds cells live (`TTL`); `None` = forever.
     pub ttl_secs: Option<u64>,
+    /// Compression of the family's files (`COMPRESSION`: `NONE`, `SNAPPY`, `GZ`, `LZ4`, `ZSTD`...,
+    /// as HBase spells it); `NONE` when the server reports none.
+    pub compression: String,
+    /// Bloom filter type (`BLOOMFILTER`: `NONE`, `ROW`, `ROWCOL`, `ROWPREFIX_FIXED_LENGTH`);
+    /// HBase's default `ROW` when the server reports none.
+    pub bloom_filter: String,
 }
 
+/// HBase's `ColumnFamilyDescriptorBuilder.DEFAULT_COMPRESSION`.
+const DEFAULT_COMPRESSION: &str = "NONE";
+/// HBase's `ColumnFamilyDescriptorBuilder.DEFAULT_BLOOMFILTER`.
+const DEFAULT_BLOOMFILTER: &str = "ROW";
+
 impl FamilyDescriptor {
-    /// A family with HBase's defaults (1 version, no TTL).
+    /// A family with HBase's defaults (1 version, no TTL, no compression, ROW bloom filter).
     pub fn new(name: impl Into<Bytes>) -> FamilyDescriptor {
         FamilyDescriptor {
             name: name.into(),
             max_versions: 1,
             ttl_secs: None,
+            compression: DEFAULT_COMPRESSION.to_string(),
+            bloom_filter: DEFAULT_BLOOMFILTER.to_string(),
         }
+    }
+
+    /// Compresses the family's files with `algorithm` (HBase's name, e.g. `SNAPPY`; the server
+    /// refuses one it has no codec for).
+    pub fn compression(mut self, algorithm: &str) -> FamilyDescriptor {
+        self.compression = algorithm.trim().to_ascii_uppercase();
+        self
+    }
+
+    /// Uses bloom filter `kind` (`NONE`, `ROW`, `ROWCOL`).
+    pub fn bloom_filter(mut self, kind: &str) -> FamilyDescriptor {
+        self.bloom_filter = kind.trim().to_ascii_uppercase();
+        self
     }
 
     /// Keeps `n` versions per column.
@@ -59,6 +86,12 @@ impl FamilyDescriptor {
         if let Some(ttl) = self.ttl_secs {
             attributes.push(pair("TTL", ttl.to_string()));
         }
+        if self.compression != DEFAULT_COMPRESSION {
+            attributes.push(pair("COMPRESSION", self.compression.clone()));
+        }
+        if self.bloom_filter != DEFAULT_BLOOMFILTER {
+            attributes.push(pair("BLOOMFILTER", self.bloom_filter.clone()));
+        }
         pb::ColumnFamilySchema {
             name: self.name.clone(),
             attributes,
@@ -79,6 +112,8 @@ impl FamilyDescriptor {
                         .and_then(|v| v.parse::<u64>().ok())
                         .filter(|&t| t < i32::MAX as u64)
                 }
+                b"COMPRESSION" => family.compression = value.trim().to_ascii_uppercase(),
+                b"BLOOMFILTER" => family.bloom_filter = value.trim().to_ascii_uppercase(),
                 _ => {}
             }
         }
@@ -296,15 +331,11 @@ impl Admin {
             .core
             .master_call_retrying("GetTableDescriptors", &request)
             .await?;
-        let schema = response.table_schema.into_iter().next().ok_or_else(|| {
-            Error::remote(RemoteError {
-                class: "org.apache.hadoop.hbase.TableNotFoundException".into(),
-                message: name.to_string(),
-                do_not_retry: true,
-                server_overloaded: false,
-                moved_to: None,
-            })
-        })?;
+        let schema = response
+            .table_schema
+            .into_iter()
+            .next()
+            .ok_or_else(|| table_not_found(&name))?;
         Ok(TableDescriptor {
             name,
             families: schema
@@ -313,6 +344,103 @@ impl Admin {
                 .map(FamilyDescriptor::from_pb)
                 .collect(),
         })
+    }
+
+    /// The start keys of the table's regions in key order, as hbase:meta lists them now: the
+    /// first is empty, the others are the table's split keys (so the length is the region count).
+    /// Read from the regions' `info:regioninfo` (one meta scan), so a disabled table, whose
+    /// regions are closed, is listed too; split parents and replicas are left out, as HBase's
+    /// `MetaTableAccessor.getTableRegions` does.
+    pub async fn region_start_keys(&self, table: &str) -> Result<Vec<Bytes>> {
+        use futures::TryStreamExt;
+        let name = parse_table(table)?;
+        if !self.table_exists(table).await? {
+            return Err(table_not_found(&name));
+        }
+        // `<table>,,` sorts before every region row of the table under the meta comparator,
+        // `<table>-` after them (no legal table name character sorts below `-`).
+        let mut stop = name.to_bytes().to_vec();
+        stop.push(b'-');
+        let meta = crate::AsyncTable::new(self.core.clone(), TableName::meta());
+        let scan = crate::Scan::new()
+            .start(hbclient_proto::meta::meta_stop_key(&name))
+            .stop(Bytes::from(stop))
+            .family(Bytes::from_static(hbclient_proto::meta::CATALOG_FAMILY));
+        let rows: Vec<crate::RowResult> = meta.scan(scan).try_collect().await?;
+        let mut starts = Vec::new();
+        for row in &rows {
+            let Some(info) = row.value(
+                hbclient_proto::meta::CATALOG_FAMILY,
+                hbclient_proto::meta::REGIONINFO_QUALIFIER,
+            ) else {
+                continue;
+            };
+            let info: pb::RegionInfo = hbclient_proto::meta::decode_pb_value("RegionInfo", info)?;
+            let split_parent = info.offline.unwrap_or(false) && info.split.unwrap_or(false);
+            if split_parent || info.replica_id.unwrap_or(0) > 0 {
+                continue;
+            }
+            starts.push(info.start_key.unwrap_or_default());
+        }
+        starts.sort();
+        if starts.first().is_none_or(|s| !s.is_empty()) {
+            return Err(Error::protocol(format!(
+                "hbase:meta lists no first region of {name}"
+            )));
+        }
+        Ok(starts)
+    }
+
+    /// Creates namespace `namespace` and waits until the master finished (an existing one fails
+    /// with the server's `NamespaceExistException`).
+    pub async fn create_namespace(&self, namespace: &str) -> Result<()> {
+        check_namespace(namespace)?;
+        let request = pb::CreateNamespaceRequest {
+            namespace_descriptor: pb::NamespaceDescriptor {
+                name: Bytes::copy_from_slice(namespace.as_bytes()),
+                configuration: Vec::new(),
+            },
+            nonce_group: Some(self.core.nonce_group),
+            nonce: Some(self.core.new_nonce()),
+        };
+        let response: pb::CreateNamespaceResponse = self
+            .core
+            .master_call_retrying("CreateNamespace", &request)
+            .await?;
+        self.wait_procedure(response.proc_id).await
+    }
+
+    /// Deletes namespace `namespace`: it must hold no table (else the server's
+    /// `ConstraintException`); `default` and `hbase` cannot be deleted; a missing one fails with
+    /// `NamespaceNotFoundException`.
+    pub async fn delete_namespace(&self, namespace: &str) -> Result<()> {
+        check_namespace(namespace)?;
+        let request = pb::DeleteNamespaceRequest {
+            namespace_name: namespace.to_string(),
+            nonce_group: Some(self.core.nonce_group),
+            nonce: Some(self.core.new_nonce()),
+        };
+        let response: pb::DeleteNamespaceResponse = self
+            .core
+            .master_call_retrying("DeleteNamespace", &request)
+            .await?;
+        self.wait_procedure(response.proc_id).await
+    }
+
+    /// The names of every namespace (`default` and `hbase` included).
+    pub async fn list_namespaces(&self) -> Result<Vec<String>> {
+        let response: pb::ListNamespaceDescriptorsResponse = self
+            .core
+            .master_call_retrying(
+                "ListNamespaceDescriptors",
+                &pb::ListNamespaceDescriptorsRequest::default(),
+            )
+            .await?;
+        Ok(response
+            .namespace_descriptor
+            .iter()
+            .map(|d| String::from_utf8_lossy(&d.name).into_owned())
+            .collect())
     }
 
     /// Splits the region holding `row` at `split_point` (or at the region's middle if `None`).
@@ -491,6 +619,31 @@ impl Admin {
     }
 }
 
+fn table_not_found(name: &TableName) -> Error {
+    Error::remote(RemoteError {
+        class: "org.apache.hadoop.hbase.TableNotFoundException".into(),
+        message: name.to_string(),
+        do_not_retry: true,
+        server_overloaded: false,
+        moved_to: None,
+    })
+}
+
+/// A namespace name as HBase accepts it (`TableName.isLegalNamespaceName`): letters, digits and
+/// `_`, not empty.
+fn check_namespace(namespace: &str) -> Result<()> {
+    if namespace.is_empty()
+        || !namespace
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    {
+        return Err(Error::invalid(format!(
+            "invalid namespace name {namespace:?}: use letters, digits and '_'"
+        )));
+    }
+    Ok(())
+}
+
 /// The region id inside a region name (`<table>,<start>,<id>.<md5>.`).
 fn region_id_of(region_name: &[u8]) -> Result<u64> {
     let without_suffix = region_name.strip_suffix(b".").unwrap_or(region_name);
@@ -526,5 +679,27 @@ mod tests {
     fn families_round_trip() {
         let f = FamilyDescriptor::new("f").max_versions(3).ttl_secs(60);
         assert_eq!(FamilyDescriptor::from_pb(&f.to_pb()), f);
+        let f = FamilyDescriptor::new("g")
+            .compression("snappy")
+            .bloom_filter("ROWCOL");
+        assert_eq!(f.compression, "SNAPPY");
+        assert_eq!(FamilyDescriptor::from_pb(&f.to_pb()), f);
+        // Absent attributes are HBase's defaults.
+        let bare = FamilyDescriptor::from_pb(&pb::ColumnFamilySchema {
+            name: Bytes::from_static(b"h"),
+            ..Default::default()
+        });
+        assert_eq!(
+            (&bare.compression[..], &bare.bloom_filter[..]),
+            ("NONE", "ROW")
+        );
+    }
+
+    #[test]
+    fn namespace_names() {
+        assert!(check_namespace("ns_1").is_ok());
+        for bad in ["", "a:b", "a-b", "a b"] {
+            assert!(check_namespace(bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -433,6 +433,36 @@ impl Admin {
         self.rt.run("Admin::describe", self.inner.describe(table))
     }
 
+    /// The start keys of the table's regions (see [`crate::Admin::region_start_keys`]).
+    pub fn region_start_keys(&self, table: &str) -> Result<Vec<bytes::Bytes>> {
+        self.rt.run(
+            "Admin::region_start_keys",
+            self.inner.region_start_keys(table),
+        )
+    }
+
+    /// Creates a namespace.
+    pub fn create_namespace(&self, namespace: &str) -> Result<()> {
+        self.rt.run(
+            "Admin::create_namespace",
+            self.inner.create_namespace(namespace),
+        )
+    }
+
+    /// Deletes an empty namespace.
+    pub fn delete_namespace(&self, namespace: &str) -> Result<()> {
+        self.rt.run(
+            "Admin::delete_namespace",
+            self.inner.delete_namespace(namespace),
+        )
+    }
+
+    /// The names of every namespace.
+    pub fn list_namespaces(&self) -> Result<Vec<String>> {
+        self.rt
+            .run("Admin::list_namespaces", self.inner.list_namespaces())
+    }
+
     /// Splits the region holding `row` at `split_point` (or its middle).
     pub fn split_region(&self, table: &str, row: &[u8], split_point: Option<&[u8]>) -> Result<()> {
         self.rt.run(

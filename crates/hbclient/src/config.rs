@@ -45,6 +45,10 @@ pub struct Config {
     pub(crate) pause: Duration,
     pub(crate) pause_overloaded: Duration,
     pub(crate) rpc_timeout: Duration,
+    /// `hbase.rpc.read.timeout`: one Get or Scan RPC (default: `rpc_timeout`).
+    pub(crate) read_rpc_timeout: Option<Duration>,
+    /// `hbase.rpc.write.timeout`: one Mutate RPC or atomic row write (default: `rpc_timeout`).
+    pub(crate) write_rpc_timeout: Option<Duration>,
     pub(crate) operation_timeout: Duration,
     /// `hbclient.metrics.per.server`: label the `metrics` feature's RPC series with the server.
     pub(crate) metrics_per_server: bool,
@@ -117,6 +121,8 @@ impl Default for Config {
             pause_overloaded: Duration::from_millis(100),
             rpc_timeout: Duration::from_secs(60),
             metrics_per_server: false,
+            read_rpc_timeout: None,
+            write_rpc_timeout: None,
             operation_timeout: Duration::from_secs(1200),
             connect_timeout: Duration::from_secs(10),
             read_timeout: Duration::from_secs(20),
@@ -201,6 +207,19 @@ impl Config {
     /// `hbase.rpc.timeout`.
     pub fn rpc_timeout(&self) -> Duration {
         self.rpc_timeout
+    }
+
+    /// `hbase.rpc.read.timeout`: the bound of one Get or Scan RPC (`hbase.rpc.timeout` unless
+    /// set).
+    pub fn read_rpc_timeout(&self) -> Duration {
+        self.read_rpc_timeout.unwrap_or(self.rpc_timeout)
+    }
+
+    /// `hbase.rpc.write.timeout`: the bound of one Mutate RPC (put, delete, increment, append,
+    /// check-and-mutate) or atomic row write (`hbase.rpc.timeout` unless set). Batches (Multi)
+    /// use `hbase.rpc.timeout`, as HBase's client does.
+    pub fn write_rpc_timeout(&self) -> Duration {
+        self.write_rpc_timeout.unwrap_or(self.rpc_timeout)
     }
 
     /// `hbase.client.operation.timeout`.
@@ -306,6 +325,39 @@ fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
         .map_err(|_| Error::invalid(format!("{key}: {value:?} is not a valid number")))
 }
 
+/// A byte size as Hadoop's `Configuration.getLongBytes` reads it: a plain number, or one with a
+/// binary unit `k`, `m`, `g`, `t`, `p` (case-insensitive, optionally followed by `b`): `2MB`,
+/// `64k`, `1g`.
+fn bytes_size<T: TryFrom<u64>>(key: &str, value: &str) -> Result<T> {
+    let bad = |why: &str| Error::invalid(format!("{key}: {value:?} is not a byte size ({why})"));
+    let v = value.trim().to_ascii_lowercase();
+    let v = v.strip_suffix('b').unwrap_or(&v);
+    let (digits, shift) = match v.chars().last() {
+        Some('k') => (&v[..v.len() - 1], 10),
+        Some('m') => (&v[..v.len() - 1], 20),
+        Some('g') => (&v[..v.len() - 1], 30),
+        Some('t') => (&v[..v.len() - 1], 40),
+        Some('p') => (&v[..v.len() - 1], 50),
+        _ => (v, 0),
+    };
+    let n: u64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| bad("a number with an optional unit k, m, g, t or p, e.g. 2MB"))?;
+    let n = n
+        .checked_mul(1u64 << shift)
+        .ok_or_else(|| bad("too large"))?;
+    T::try_from(n).map_err(|_| bad("too large"))
+}
+
+/// `hbase.client.keyvalue.maxsize`: a byte size, or a negative number (or 0) for no limit.
+fn max_cell_size(key: &str, value: &str) -> Result<usize> {
+    if value.trim().starts_with('-') {
+        return number::<i64>(key, value).map(|_| 0);
+    }
+    bytes_size(key, value)
+}
+
 impl ConfigBuilder {
     /// Sets a value by its HBase key. Unknown keys are an error, so typos do not pass silently.
     ///
@@ -314,7 +366,9 @@ impl ConfigBuilder {
     /// `hbase.client.registry.impl`, `hbase.client.retries.number`, `hbase.client.pause`,
     /// `hbase.client.pause.server.overloaded` (and `hbase.client.pause.cqtbe`), `hbase.rpc.timeout`,
     /// `hbase.client.operation.timeout`, `hbase.client.meta.operation.timeout` (same clock as
-    /// operations here), `hbase.ipc.client.socket.timeout.connect`, `hbase.client.ipc.pool.size`,
+    /// operations here), `hbase.rpc.read.timeout` and `hbase.rpc.write.timeout` (see
+    /// [`Config::read_rpc_timeout`]), `hbase.ipc.client.socket.timeout.connect`,
+    /// `hbase.client.ipc.pool.size`,
     /// `hbase.client.scanner.caching`, `hbase.client.scanner.max.result.size`,
     /// `hbase.client.scanner.timeout.period`, `hbase.client.write.buffer`,
     /// `hbase.client.write.buffer.periodicflush.timeout.ms`, `hbase.client.write.buffer.maxinflight`,
@@ -323,6 +377,11 @@ impl ConfigBuilder {
     /// `hbclient.rpc.max.consecutive.timeouts`, `hbclient.rpc.connection.max.inflight.bytes` and
     /// `hbclient.rpc.max.inflight.bytes` (see [`ConfigBuilder::max_in_flight_bytes`]),
     /// `hbclient.metrics.per.server` (with the `metrics` feature: RPC series per server).
+    ///
+    /// Byte sizes (`hbase.client.write.buffer`, `hbase.client.write.buffer.maxinflight`,
+    /// `hbase.client.scanner.max.result.size`, `hbase.client.keyvalue.maxsize` and the two
+    /// in-flight limits) take Hadoop's units too: `2MB`, `64k`, `1g`. Every rejection is an
+    /// [`ErrorKind::InvalidArgument`](crate::ErrorKind) whose message names the key and says why.
     ///
     /// TLS: `hbase.client.netty.tls.enabled`, `hbase.client.netty.tls.verify.server.hostname`,
     /// `hbase.client.netty.tls.handshaketimeout`, `hbase.rpc.tls.truststore.{location,type,password}`
@@ -411,6 +470,8 @@ impl ConfigBuilder {
                 c.pause_overloaded = millis(key, value)?
             }
             "hbase.rpc.timeout" => c.rpc_timeout = millis(key, value)?,
+            "hbase.rpc.read.timeout" => c.read_rpc_timeout = Some(millis(key, value)?),
+            "hbase.rpc.write.timeout" => c.write_rpc_timeout = Some(millis(key, value)?),
             "hbase.client.operation.timeout" | "hbase.client.meta.operation.timeout" => {
                 c.operation_timeout = millis(key, value)?
             }
@@ -421,28 +482,27 @@ impl ConfigBuilder {
                 c.max_consecutive_timeouts = number(key, value)?
             }
             "hbclient.rpc.connection.max.inflight.bytes" => {
-                c.max_in_flight_bytes_per_connection = number::<usize>(key, value)?.max(1)
+                c.max_in_flight_bytes_per_connection = bytes_size::<usize>(key, value)?.max(1)
             }
             "hbclient.rpc.max.inflight.bytes" => {
-                c.max_in_flight_bytes = number::<usize>(key, value)?.max(1)
+                c.max_in_flight_bytes = bytes_size::<usize>(key, value)?.max(1)
             }
             "hbase.client.ipc.pool.size" => c.pool_size = number::<usize>(key, value)?.max(1),
             "hbase.client.scanner.caching" => c.scanner_caching = number(key, value)?,
             "hbase.client.scanner.max.result.size" => {
-                c.scanner_max_result_size = number(key, value)?
+                c.scanner_max_result_size = bytes_size(key, value)?
             }
             "hbase.client.scanner.timeout.period" => c.scanner_timeout = millis(key, value)?,
-            "hbase.client.write.buffer" => c.write_buffer = number(key, value)?,
+            "hbase.client.write.buffer" => c.write_buffer = bytes_size(key, value)?,
             "hbase.client.write.buffer.periodicflush.timeout.ms" => {
                 let ms: u64 = number(key, value)?;
                 c.write_buffer_periodic_flush = (ms > 0).then(|| Duration::from_millis(ms));
             }
             "hbase.client.write.buffer.maxinflight" => {
-                c.write_buffer_max_in_flight = number(key, value)?
+                c.write_buffer_max_in_flight = bytes_size(key, value)?
             }
             "hbase.client.keyvalue.maxsize" => {
-                let max: i64 = number(key, value)?;
-                c.keyvalue_maxsize = if max <= 0 { 0 } else { max as usize };
+                c.keyvalue_maxsize = max_cell_size(key, value)?;
             }
             "hbase.client.user" => c.user = value.to_string(),
             "hbclient.metrics.per.server" => c.metrics_per_server = boolean(key, value)?,
@@ -753,6 +813,62 @@ mod tests {
         assert_eq!(c.pool_size, 3);
         assert!(Config::builder().set("hbase.rpc.timeout", "soon").is_err());
         assert!(Config::builder().set("hbase.no.such.key", "1").is_err());
+    }
+
+    #[test]
+    fn read_and_write_rpc_timeouts_default_to_the_rpc_timeout() {
+        let c = Config::builder()
+            .set("hbase.rpc.timeout", "1500")
+            .unwrap()
+            .build();
+        assert_eq!(c.read_rpc_timeout(), Duration::from_millis(1500));
+        assert_eq!(c.write_rpc_timeout(), Duration::from_millis(1500));
+        let c = Config::builder()
+            .set_all([
+                ("hbase.rpc.read.timeout", "700"),
+                ("hbase.rpc.write.timeout", "900"),
+            ])
+            .unwrap()
+            .build();
+        assert_eq!(c.read_rpc_timeout(), Duration::from_millis(700));
+        assert_eq!(c.write_rpc_timeout(), Duration::from_millis(900));
+        assert_eq!(c.rpc_timeout(), Duration::from_secs(60));
+        let e = Config::builder()
+            .set("hbase.rpc.read.timeout", "2s")
+            .unwrap_err();
+        assert!(e.message().contains("hbase.rpc.read.timeout"), "{e}");
+    }
+
+    #[test]
+    fn byte_sizes_take_hadoop_units() {
+        let c = Config::builder()
+            .set_all([
+                ("hbase.client.write.buffer", "2MB"),
+                ("hbase.client.scanner.max.result.size", "64k"),
+                ("hbase.client.keyvalue.maxsize", "1g"),
+                ("hbase.client.write.buffer.maxinflight", "3 m"),
+                ("hbclient.rpc.max.inflight.bytes", "1024"),
+                ("hbclient.rpc.connection.max.inflight.bytes", "1Kb"),
+            ])
+            .unwrap()
+            .build();
+        assert_eq!(c.write_buffer, 2 << 20);
+        assert_eq!(c.scanner_max_result_size, 64 << 10);
+        assert_eq!(c.keyvalue_maxsize, 1 << 30);
+        assert_eq!(c.write_buffer_max_in_flight, 3 << 20);
+        assert_eq!(c.max_in_flight_bytes, 1024);
+        assert_eq!(c.max_in_flight_bytes_per_connection, 1024);
+        for bad in ["2XB", "MB", "-1", "1.5m", "99999999p"] {
+            let e = Config::builder()
+                .set("hbase.client.write.buffer", bad)
+                .unwrap_err();
+            assert!(
+                e.message().contains("hbase.client.write.buffer") && e.message().contains(bad),
+                "{bad}: {e}"
+            );
+        }
+        // Timeouts stay milliseconds: a size is not a duration.
+        assert!(Config::builder().set("hbase.rpc.timeout", "2MB").is_err());
     }
 
     #[test]

@@ -152,7 +152,12 @@ impl Core {
         let loc = self.locate(table, row, deadline).await?;
         crate::telemetry::record_server(&loc.server);
         let (param, cells) = request(&loc);
-        let timeout = deadline.rpc_timeout(self.config.rpc_timeout)?;
+        // HBase's client: Get reads, Mutate and atomic row writes (Multi here) write.
+        let rpc_timeout = match method {
+            "Get" | "Scan" => self.config.read_rpc_timeout(),
+            _ => self.config.write_rpc_timeout(),
+        };
+        let timeout = deadline.rpc_timeout(rpc_timeout)?;
         let span = tracing::debug_span!(
             "attempt",
             table = %table,

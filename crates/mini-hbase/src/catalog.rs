@@ -130,6 +130,8 @@ pub(crate) struct TableEntry {
 #[derive(Debug, Default)]
 pub(crate) struct Catalog {
     pub(crate) tables: BTreeMap<TableName, TableEntry>,
+    /// Namespaces created through the master (`default` and `hbase` always exist besides).
+    pub(crate) namespaces: std::collections::BTreeSet<String>,
     /// Online regions by full name.
     pub(crate) regions: HashMap<Bytes, Placement>,
     /// Full names by encoded name.
@@ -138,6 +140,13 @@ pub(crate) struct Catalog {
 }
 
 impl Catalog {
+    /// Whether namespace `ns` exists.
+    pub(crate) fn has_namespace(&self, ns: &[u8]) -> bool {
+        ns == TableName::DEFAULT_NAMESPACE
+            || ns == TableName::SYSTEM_NAMESPACE
+            || std::str::from_utf8(ns).is_ok_and(|ns| self.namespaces.contains(ns))
+    }
+
     /// Adds an online region on `server`.
     pub(crate) fn add_region(
         &mut self,

@@ -231,15 +231,6 @@ impl Shared {
                 "table schema has no table name",
             ));
         };
-        if table.namespace()[..] != *TableName::DEFAULT_NAMESPACE
-            && table.namespace()[..] != *TableName::SYSTEM_NAMESPACE
-        {
-            // mini-hbase has no namespace DDL: every namespace but these two is unknown.
-            return Err(RemoteException::new(
-                class::NAMESPACE_NOT_FOUND,
-                String::from_utf8_lossy(table.namespace()).into_owned(),
-            ));
-        }
         if schema.column_families.is_empty() {
             return Err(RemoteException::new(
                 class::DO_NOT_RETRY,
@@ -256,6 +247,12 @@ impl Shared {
         }
         let families = families_of(&schema);
         let mut catalog = self.catalog_mut();
+        if !catalog.has_namespace(table.namespace()) {
+            return Err(RemoteException::new(
+                class::NAMESPACE_NOT_FOUND,
+                String::from_utf8_lossy(table.namespace()).into_owned(),
+            ));
+        }
         if catalog.tables.contains_key(&table) {
             return Err(RemoteException::new(class::TABLE_EXISTS, table.to_string()));
         }

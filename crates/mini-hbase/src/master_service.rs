@@ -146,10 +146,109 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
             Ok(Reply::message(pb::MoveRegionResponse {}))
         }
         "ListNamespaces" => Ok(Reply::message(pb::ListNamespacesResponse {
-            namespace_name: vec!["default".into(), "hbase".into()],
+            namespace_name: namespaces(shared),
         })),
+        "ListNamespaceDescriptors" => Ok(Reply::message(pb::ListNamespaceDescriptorsResponse {
+            namespace_descriptor: namespaces(shared).into_iter().map(descriptor).collect(),
+        })),
+        "GetNamespaceDescriptor" => {
+            let req: pb::GetNamespaceDescriptorRequest =
+                param(request, "GetNamespaceDescriptorRequest")?;
+            if !shared
+                .catalog()
+                .has_namespace(req.namespace_name.as_bytes())
+            {
+                return Err(namespace_not_found(&req.namespace_name).into());
+            }
+            Ok(Reply::message(pb::GetNamespaceDescriptorResponse {
+                namespace_descriptor: descriptor(req.namespace_name),
+            }))
+        }
+        "CreateNamespace" => {
+            let req: pb::CreateNamespaceRequest = param(request, "CreateNamespaceRequest")?;
+            create_namespace(shared, &req.namespace_descriptor.name)?;
+            Ok(proc_reply(shared, |proc_id| pb::CreateNamespaceResponse {
+                proc_id: Some(proc_id),
+            }))
+        }
+        "DeleteNamespace" => {
+            let req: pb::DeleteNamespaceRequest = param(request, "DeleteNamespaceRequest")?;
+            delete_namespace(shared, &req.namespace_name)?;
+            Ok(proc_reply(shared, |proc_id| pb::DeleteNamespaceResponse {
+                proc_id: Some(proc_id),
+            }))
+        }
         _ => Err(RemoteException::unsupported_method("MasterService", method).into()),
     }
+}
+
+/// Every namespace, sorted as HBase lists them.
+fn namespaces(shared: &Shared) -> Vec<String> {
+    let catalog = shared.catalog();
+    let mut all: Vec<String> = ["default", "hbase"]
+        .into_iter()
+        .map(String::from)
+        .chain(catalog.namespaces.iter().cloned())
+        .collect();
+    all.sort();
+    all
+}
+
+fn descriptor(name: String) -> pb::NamespaceDescriptor {
+    pb::NamespaceDescriptor {
+        name: Bytes::from(name),
+        configuration: Vec::new(),
+    }
+}
+
+fn namespace_not_found(ns: &str) -> RemoteException {
+    RemoteException::new(class::NAMESPACE_NOT_FOUND, ns)
+}
+
+/// As HBase's `CreateNamespaceProcedure`: legal name (`TableName.isLegalNamespaceName`), not
+/// there yet.
+fn create_namespace(shared: &Shared, name: &[u8]) -> Result<(), RemoteException> {
+    let legal = !name.is_empty() && name.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_');
+    let name = String::from_utf8_lossy(name).into_owned();
+    if !legal {
+        return Err(RemoteException::new(
+            class::DO_NOT_RETRY,
+            format!("Illegal character in namespace name {name:?}"),
+        ));
+    }
+    let mut catalog = shared.catalog_mut();
+    if catalog.has_namespace(name.as_bytes()) {
+        return Err(RemoteException::new(class::NAMESPACE_EXIST, name));
+    }
+    catalog.namespaces.insert(name);
+    Ok(())
+}
+
+/// As HBase's `DeleteNamespaceProcedure`: not reserved, exists, holds no table.
+fn delete_namespace(shared: &Shared, name: &str) -> Result<(), RemoteException> {
+    if name == "default" || name == "hbase" {
+        return Err(RemoteException::new(
+            class::CONSTRAINT,
+            format!("Reserved namespace {name} cannot be removed."),
+        ));
+    }
+    let mut catalog = shared.catalog_mut();
+    if !catalog.namespaces.contains(name) {
+        return Err(namespace_not_found(name));
+    }
+    let tables = catalog
+        .tables
+        .keys()
+        .filter(|t| t.namespace()[..] == *name.as_bytes())
+        .count();
+    if tables > 0 {
+        return Err(RemoteException::new(
+            class::CONSTRAINT,
+            format!("Only empty namespaces can be removed. Namespace {name} has {tables} tables"),
+        ));
+    }
+    catalog.namespaces.remove(name);
+    Ok(())
 }
 
 fn in_namespace(table: &TableName, namespace: Option<&str>) -> bool {

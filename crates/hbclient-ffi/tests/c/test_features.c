@@ -1,8 +1,9 @@
 /*
  * C tests of libhbclient v2 features: filters, scan and get options, exists, append (blocking and
- * async), cancelling a future, per-call timeouts, error copies, metrics and table admin. Built
- * with -Wall -Wextra -Werror under ASan/UBSan by scripts/ffi-test.sh, against mini-hbase (table
- * `t`, families f and g) or a real cluster (HBCLIENT_FFI_BOOTSTRAP).
+ * async), cancelling a future, per-call timeouts, error copies, metrics, table admin, namespaces,
+ * describe and async scans. Built with -Wall -Wextra -Werror under ASan/UBSan by
+ * scripts/ffi-test.sh, against mini-hbase (table `t`, families f and g) or a real cluster
+ * (HBCLIENT_FFI_BOOTSTRAP).
  */
 #define _GNU_SOURCE
 #include <hbclient.h>
@@ -565,6 +566,247 @@ static void test_admin(hb_connection *conn) {
                  HB_ERR_INVALID_ARGUMENT); /* NULL array with a count */
 }
 
+/* ---- namespaces and describe --------------------------------------------------------------- */
+
+static int has_name(hb_table_names *names, const char *name) {
+    for (size_t i = 0; i < hb_table_names_count(names); i++)
+        if (strcmp(hb_table_names_get(names, i), name) == 0) return 1;
+    return 0;
+}
+
+static void test_namespaces_and_describe(hb_connection *conn) {
+    hb_error *err = NULL;
+    /* Leftovers of an earlier run. */
+    hb_admin_disable_table(conn, "feat_ns:d", NULL);
+    hb_admin_delete_table(conn, "feat_ns:d", NULL);
+    hb_admin_delete_namespace(conn, "feat_ns", NULL);
+
+    hb_table_names *names = NULL;
+    CHECK_STATUS(hb_admin_list_namespaces(conn, &names, NULL), HB_OK);
+    CHECK(has_name(names, "default") && has_name(names, "hbase") && !has_name(names, "feat_ns"));
+    hb_table_names_free(names);
+    CHECK_STATUS(hb_admin_create_namespace(conn, "feat_ns", NULL), HB_OK);
+    CHECK_STATUS(hb_admin_create_namespace(conn, "feat_ns", &err), HB_ERR_REMOTE);
+    CHECK(err != NULL && strstr(hb_error_exception_class(err), "NamespaceExistException") != NULL);
+    hb_error_free(err);
+    err = NULL;
+    CHECK_STATUS(hb_admin_create_namespace(conn, "feat-ns", &err), HB_ERR_INVALID_ARGUMENT);
+    CHECK(err != NULL && strstr(hb_error_message(err), "feat-ns") != NULL);
+    hb_error_free(err);
+    err = NULL;
+    CHECK_STATUS(hb_admin_create_namespace(NULL, "x", NULL), HB_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(hb_admin_create_namespace(conn, NULL, NULL), HB_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(hb_admin_list_namespaces(conn, NULL, NULL), HB_ERR_INVALID_ARGUMENT);
+    names = NULL;
+    CHECK_STATUS(hb_admin_list_namespaces(conn, &names, NULL), HB_OK);
+    CHECK(has_name(names, "feat_ns"));
+    hb_table_names_free(names);
+
+    const char *families[] = {"f", "g"};
+    const void *splits[] = {"c", "k\0z"};
+    const size_t split_lens[] = {1, 3};
+    CHECK_STATUS(hb_admin_create_table(conn, "feat_ns:d", families, 2, splits, split_lens, 2, NULL),
+                 HB_OK);
+    CHECK_STATUS(hb_admin_delete_namespace(conn, "feat_ns", &err), HB_ERR_REMOTE); /* not empty */
+    CHECK(err != NULL && strstr(hb_error_exception_class(err), "ConstraintException") != NULL);
+    hb_error_free(err);
+    err = NULL;
+
+    hb_table_descriptor *d = (hb_table_descriptor *)&err; /* must stay untouched on failure */
+    CHECK_STATUS(hb_admin_describe_table(conn, "feat_ns:missing", &d, &err), HB_ERR_TABLE_NOT_FOUND);
+    CHECK(d == (hb_table_descriptor *)&err);
+    hb_error_free(err);
+    err = NULL;
+    CHECK_STATUS(hb_admin_describe_table(conn, "feat_ns:d", NULL, NULL), HB_ERR_INVALID_ARGUMENT);
+    d = NULL;
+    CHECK_STATUS(hb_admin_describe_table(conn, "feat_ns:d", &d, NULL), HB_OK);
+    CHECK(strcmp(hb_table_descriptor_name(d), "feat_ns:d") == 0);
+    CHECK(hb_table_descriptor_is_enabled(d));
+    CHECK(hb_table_descriptor_family_count(d) == 2);
+    int seen_f = 0, seen_g = 0;
+    for (size_t i = 0; i < hb_table_descriptor_family_count(d); i++) {
+        const hb_family_descriptor *fd = hb_table_descriptor_family(d, i);
+        const uint8_t *name = NULL;
+        size_t len = 0;
+        CHECK_STATUS(hb_family_descriptor_name(fd, &name, &len), HB_OK);
+        seen_f |= len == 1 && name[0] == 'f';
+        seen_g |= len == 1 && name[0] == 'g';
+        CHECK(hb_family_descriptor_max_versions(fd) == 1);
+        CHECK(hb_family_descriptor_ttl_secs(fd) == 0);
+        CHECK(strcmp(hb_family_descriptor_compression(fd), "NONE") == 0);
+        CHECK(hb_family_descriptor_bloom_filter(fd) != NULL);
+    }
+    CHECK(seen_f && seen_g);
+    CHECK(hb_table_descriptor_family(d, 2) == NULL);
+    CHECK(hb_table_descriptor_region_count(d) == 3);
+    const uint8_t *key = NULL;
+    size_t key_len = 0;
+    CHECK_STATUS(hb_table_descriptor_split_key(d, 0, &key, &key_len), HB_OK);
+    CHECK(key_len == 1 && key[0] == 'c');
+    CHECK_STATUS(hb_table_descriptor_split_key(d, 1, &key, &key_len), HB_OK);
+    CHECK(key_len == 3 && memcmp(key, "k\0z", 3) == 0);
+    CHECK_STATUS(hb_table_descriptor_split_key(d, 2, &key, &key_len), HB_ERR_NOT_FOUND);
+    CHECK_STATUS(hb_table_descriptor_split_key(d, 0, NULL, &key_len), HB_ERR_INVALID_ARGUMENT);
+    hb_table_descriptor_free(d);
+    hb_table_descriptor_free(NULL);
+    CHECK(hb_table_descriptor_name(NULL) == NULL);
+    CHECK(hb_table_descriptor_family_count(NULL) == 0);
+    CHECK(hb_family_descriptor_compression(NULL) == NULL);
+    CHECK(hb_family_descriptor_max_versions(NULL) == 0);
+
+    CHECK_STATUS(hb_admin_disable_table(conn, "feat_ns:d", NULL), HB_OK);
+    d = NULL;
+    CHECK_STATUS(hb_admin_describe_table(conn, "feat_ns:d", &d, NULL), HB_OK);
+    CHECK(!hb_table_descriptor_is_enabled(d) && hb_table_descriptor_region_count(d) == 3);
+    hb_table_descriptor_free(d);
+    CHECK_STATUS(hb_admin_delete_table(conn, "feat_ns:d", NULL), HB_OK);
+    CHECK_STATUS(hb_admin_delete_namespace(conn, "feat_ns", NULL), HB_OK);
+    CHECK_STATUS(hb_admin_delete_namespace(conn, "feat_ns", &err), HB_ERR_REMOTE);
+    CHECK(err != NULL && strstr(hb_error_exception_class(err), "NamespaceNotFoundException") != NULL);
+    hb_error_free(err);
+    CHECK_STATUS(hb_admin_delete_namespace(conn, "default", NULL), HB_ERR_REMOTE);
+}
+
+/* ---- async scans ---------------------------------------------------------------------------- */
+
+struct chain {
+    hb_scanner *scanner;
+    atomic_int rows;
+    atomic_int done; /* 1: ended, 2: failed */
+};
+
+/* Takes its batch and asks for the next one from the callback, until the empty batch. */
+static void on_scan_batch(hb_future *f, void *userdata) {
+    struct chain *c = userdata;
+    hb_batch_result *batch = NULL;
+    hb_status st = hb_future_take_batch_result(f, &batch);
+    hb_future_free(f);
+    if (st != HB_OK) {
+        atomic_store(&c->done, 2);
+        return;
+    }
+    size_t n = hb_batch_result_count(batch);
+    for (size_t i = 0; i < n; i++)
+        if (hb_batch_result_status(batch, i, NULL) != HB_OK || hb_batch_result_get(batch, i) == NULL)
+            atomic_store(&c->done, 2);
+    hb_batch_result_free(batch);
+    if (n == 0) {
+        atomic_store(&c->done, 1);
+        return;
+    }
+    atomic_fetch_add(&c->rows, (int)n);
+    hb_future *next = hb_scanner_next_async(c->scanner, 4);
+    if (hb_future_set_callback(next, on_scan_batch, c) != HB_OK) atomic_store(&c->done, 2);
+}
+
+static hb_scanner *scanner_for(hb_table *t, const char *start, const char *stop) {
+    hb_scan *scan = NULL;
+    CHECK_STATUS(hb_scan_new(&scan), HB_OK);
+    hb_scan_set_start_row(scan, start, strlen(start));
+    hb_scan_set_stop_row(scan, stop, strlen(stop));
+    hb_scan_set_caching(scan, 5);
+    hb_scanner *s = NULL;
+    CHECK_STATUS(hb_table_scanner(t, scan, &s, NULL), HB_OK);
+    hb_scan_free(scan);
+    return s;
+}
+
+static void test_async_scans(hb_connection *conn, hb_table *t) {
+    char row[32];
+    for (int i = 0; i < 30; i++) {
+        snprintf(row, sizeof row, "ascan%02d", i);
+        put_cell(t, row, "f", "q", "v", HB_LATEST_TIMESTAMP);
+    }
+    /* Waited futures: batches of 1..7 rows in order, then empty batches. */
+    hb_scanner *s = scanner_for(t, "ascan", "ascan~");
+    int rows = 0, ordered = 1;
+    char previous[16] = "";
+    for (;;) {
+        hb_future *f = hb_scanner_next_async(s, 7);
+        CHECK_STATUS(hb_future_wait(f), HB_OK);
+        hb_batch_result *b = NULL;
+        CHECK_STATUS(hb_future_take_batch_result(f, &b), HB_OK);
+        hb_future_free(f);
+        size_t n = hb_batch_result_count(b);
+        CHECK(n <= 7);
+        for (size_t i = 0; i < n; i++) {
+            const uint8_t *k = NULL;
+            size_t len = 0;
+            hb_result_row(hb_batch_result_get(b, i), &k, &len);
+            char current[16] = "";
+            memcpy(current, k, len < 15 ? len : 15);
+            if (strcmp(current, previous) <= 0) ordered = 0;
+            strcpy(previous, current);
+        }
+        hb_batch_result_free(b);
+        if (n == 0) break;
+        rows += (int)n;
+    }
+    CHECK(rows == 30);
+    CHECK(ordered);
+    hb_future *f = hb_scanner_next_async(s, 7);
+    hb_batch_result *b = NULL;
+    CHECK_STATUS(hb_future_wait(f), HB_OK);
+    CHECK_STATUS(hb_future_take_batch_result(f, &b), HB_OK);
+    CHECK(hb_batch_result_count(b) == 0);
+    hb_batch_result_free(b);
+    hb_future_free(f);
+    hb_scanner_free(s);
+
+    /* Callbacks chaining the next request. */
+    struct chain c = {.scanner = scanner_for(t, "ascan", "ascan~")};
+    hb_future *first = hb_scanner_next_async(c.scanner, 4);
+    CHECK_STATUS(hb_future_set_callback(first, on_scan_batch, &c), HB_OK); /* it frees `first` */
+    for (int i = 0; i < 3000 && atomic_load(&c.done) == 0; i++) usleep(10 * 1000);
+    CHECK(atomic_load(&c.done) == 1);
+    CHECK(atomic_load(&c.rows) == 30);
+    hb_scanner_free(c.scanner);
+
+    /* Mixed with blocking calls, several in flight: every row exactly once. */
+    s = scanner_for(t, "ascan", "ascan~");
+    hb_future *many[10];
+    for (int i = 0; i < 10; i++) many[i] = hb_scanner_next_async(s, 2);
+    hb_result *r = NULL;
+    CHECK_STATUS(hb_scanner_next(s, &r, NULL), HB_OK);
+    CHECK(r != NULL);
+    hb_result_free(r);
+    int got = 1;
+    for (int i = 0; i < 10; i++) {
+        CHECK_STATUS(hb_future_wait(many[i]), HB_OK);
+        b = NULL;
+        CHECK_STATUS(hb_future_take_batch_result(many[i], &b), HB_OK);
+        got += (int)hb_batch_result_count(b);
+        hb_batch_result_free(b);
+        hb_future_free(many[i]);
+    }
+    for (;;) {
+        r = NULL;
+        CHECK_STATUS(hb_scanner_next(s, &r, NULL), HB_OK);
+        if (r == NULL) break;
+        got++;
+        hb_result_free(r);
+    }
+    CHECK(got == 30);
+    hb_scanner_free(s);
+
+    /* NULL scanner: a failed future, never NULL. A missing table: the same error every time. */
+    f = hb_scanner_next_async(NULL, 1);
+    CHECK(f != NULL);
+    CHECK_STATUS(hb_future_wait(f), HB_ERR_INVALID_ARGUMENT);
+    hb_future_free(f);
+    hb_table *missing = NULL;
+    CHECK_STATUS(hb_table_open(conn, "feat_no_such_table", &missing, NULL), HB_OK);
+    s = scanner_for(missing, "a", "b");
+    for (int i = 0; i < 2; i++) {
+        f = hb_scanner_next_async(s, 3);
+        CHECK_STATUS(hb_future_wait(f), HB_ERR_TABLE_NOT_FOUND);
+        CHECK(hb_future_error(f) != NULL);
+        hb_future_free(f);
+    }
+    hb_scanner_free(s);
+    hb_table_free(missing);
+}
+
 int main(void) {
     if (!getenv("HBCLIENT_FFI_BOOTSTRAP")) {
         fprintf(stderr, "set HBCLIENT_FFI_BOOTSTRAP\n");
@@ -581,6 +823,8 @@ int main(void) {
     test_mutator_failures(conn);
     test_metrics(conn);
     test_admin(conn);
+    test_namespaces_and_describe(conn);
+    test_async_scans(conn, t);
     hb_table_free(t);
     hb_connection_close(conn);
     CHECK_STATUS(hb_library_shutdown(10000, NULL), HB_OK);

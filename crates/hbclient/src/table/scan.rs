@@ -355,7 +355,7 @@ impl ScanState {
     async fn step(&mut self, deadline: Deadline) -> Result<Vec<RowResult>> {
         let core = self.core.clone();
         let rows = self.scan.caching.unwrap_or(core.config.scanner_caching);
-        let timeout = deadline.rpc_timeout(core.config.rpc_timeout)?;
+        let timeout = deadline.rpc_timeout(core.config.read_rpc_timeout())?;
         let (loc, request) = match &self.open {
             Some(open) => (
                 open.loc.clone(),

@@ -303,3 +303,114 @@ async fn split_move_flush_compact_through_admin() {
     admin.compact_region(&name, b"k30", true).await.unwrap();
     check_rows(&t, &rows).await;
 }
+
+#[tokio::test]
+async fn describe_reports_family_settings_and_regions() {
+    let c = TestCluster::start().await;
+    let admin = c.conn.admin();
+    let name = TestCluster::unique_name();
+    let descriptor = TableDescriptor::new(&name, &["f"]).unwrap().family(
+        FamilyDescriptor::new("g")
+            .bloom_filter("rowcol")
+            .max_versions(2),
+    );
+    admin
+        .create_table(&descriptor, &[b"k", b"c"])
+        .await
+        .unwrap();
+    c.track(&name);
+    let mut families = admin.describe(&name).await.unwrap().families;
+    families.sort_by(|a, b| a.name.cmp(&b.name));
+    assert_eq!(families[0].compression, "NONE");
+    assert_eq!(families[0].bloom_filter, "ROW");
+    assert_eq!(families[1].bloom_filter, "ROWCOL");
+    assert_eq!(families[1].max_versions, 2);
+    let starts = admin.region_start_keys(&name).await.unwrap();
+    assert_eq!(starts, [&b""[..], b"c", b"k"]);
+    // After a split the new boundary shows (the cached parent is not trusted).
+    let t = c.conn.table(&name).unwrap();
+    t.put(Put::new("e").add("f", "q", "1")).await.unwrap();
+    admin.split_region(&name, b"e", Some(b"f")).await.unwrap();
+    let starts = admin.region_start_keys(&name).await.unwrap();
+    assert_eq!(starts, [&b""[..], b"c", b"f", b"k"]);
+    let missing = TestCluster::unique_name();
+    assert_eq!(
+        admin.region_start_keys(&missing).await.unwrap_err().kind(),
+        ErrorKind::TableNotFound
+    );
+}
+
+#[tokio::test]
+async fn namespaces_create_list_delete() {
+    let c = TestCluster::start().await;
+    let admin = c.conn.admin();
+    let ns = format!(
+        "ns_{}",
+        TestCluster::unique_name().replace(['-', ':', '.'], "_")
+    );
+    let listed = admin.list_namespaces().await.unwrap();
+    assert!(listed.iter().any(|n| n == "default"), "{listed:?}");
+    assert!(listed.iter().any(|n| n == "hbase"), "{listed:?}");
+    assert!(!listed.contains(&ns));
+
+    // A table in a namespace that does not exist yet is refused.
+    let table = format!("{ns}:t");
+    let e = admin
+        .create_table(&TableDescriptor::new(&table, &["f"]).unwrap(), &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.remote_error().map(|r| r.short_class().to_string()),
+        Some("NamespaceNotFoundException".to_string()),
+        "{e:?}"
+    );
+
+    admin.create_namespace(&ns).await.unwrap();
+    assert!(admin.list_namespaces().await.unwrap().contains(&ns));
+    let e = admin.create_namespace(&ns).await.unwrap_err();
+    assert_eq!(
+        e.remote_error().map(|r| r.short_class().to_string()),
+        Some("NamespaceExistException".to_string()),
+        "{e:?}"
+    );
+    assert!(!e.is_retriable());
+
+    admin
+        .create_table(&TableDescriptor::new(&table, &["f"]).unwrap(), &[])
+        .await
+        .unwrap();
+    let t = c.conn.table(&table).unwrap();
+    t.put(Put::new("r").add("f", "q", "v")).await.unwrap();
+    assert_eq!(
+        value(&t.get(Get::new("r")).await.unwrap(), "f", "q").unwrap(),
+        b"v"
+    );
+    // A namespace with a table cannot be deleted.
+    let e = admin.delete_namespace(&ns).await.unwrap_err();
+    assert_eq!(
+        e.remote_error().map(|r| r.short_class().to_string()),
+        Some("ConstraintException".to_string()),
+        "{e:?}"
+    );
+    admin.disable_table(&table).await.unwrap();
+    admin.delete_table(&table).await.unwrap();
+    admin.delete_namespace(&ns).await.unwrap();
+    assert!(!admin.list_namespaces().await.unwrap().contains(&ns));
+    let e = admin.delete_namespace(&ns).await.unwrap_err();
+    assert_eq!(
+        e.remote_error().map(|r| r.short_class().to_string()),
+        Some("NamespaceNotFoundException".to_string()),
+        "{e:?}"
+    );
+    // The reserved namespaces stay; bad names are refused before any RPC.
+    let e = admin.delete_namespace("default").await.unwrap_err();
+    assert_eq!(
+        e.remote_error().map(|r| r.short_class().to_string()),
+        Some("ConstraintException".to_string()),
+        "{e:?}"
+    );
+    assert_eq!(
+        admin.create_namespace("a:b").await.unwrap_err().kind(),
+        ErrorKind::InvalidArgument
+    );
+}

@@ -422,3 +422,53 @@ async fn deadline_bounds_every_operation() {
     mini.faults().clear();
     assert_eq!(get_value(&t, "a").await, b"A");
 }
+
+#[tokio::test]
+async fn read_and_write_rpc_timeouts_bound_their_own_calls() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("read_and_write_rpc_timeouts_bound_their_own_calls") else {
+        return;
+    };
+    let tuned = |read: &str, write: &str| {
+        let (read, write) = (read.to_string(), write.to_string());
+        move |b: hbclient::ConfigBuilder| {
+            b.set_all([
+                ("hbase.rpc.read.timeout", read.as_str()),
+                ("hbase.rpc.write.timeout", write.as_str()),
+                ("hbase.rpc.timeout", "10000"),
+                ("hbase.client.operation.timeout", "1500"),
+                ("hbclient.rpc.max.consecutive.timeouts", "0"),
+            ])
+            .unwrap()
+        }
+    };
+    // Reads bounded at 150 ms: a Get answered after 600 ms times out; a slow Mutate is waited.
+    let (_conn, t, _) = setup(&c, tuned("150", "5000")).await;
+    let slow_get = mini.faults().add(Rule::new(
+        Match::method("Get"),
+        Reaction::Delay(Duration::from_millis(600)),
+    ));
+    let slow_mutate = mini.faults().add(Rule::new(
+        Match::method("Mutate").times(1),
+        Reaction::Delay(Duration::from_millis(600)),
+    ));
+    let e = t.get(Get::new("a")).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
+    t.put(Put::new("b").add("f", "q", "B")).await.unwrap();
+    assert_eq!(mini.faults().fired(slow_mutate), 1);
+    mini.faults().remove(slow_get);
+
+    // Writes bounded at 150 ms: the other way round.
+    let (_conn, t, _) = setup(&c, tuned("5000", "150")).await;
+    mini.faults().add(Rule::new(
+        Match::method("Get").times(1),
+        Reaction::Delay(Duration::from_millis(600)),
+    ));
+    mini.faults().add(Rule::new(
+        Match::method("Mutate"),
+        Reaction::Delay(Duration::from_millis(600)),
+    ));
+    assert_eq!(get_value(&t, "a").await, b"A");
+    let e = t.put(Put::new("b").add("f", "q", "B")).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
+}
