@@ -110,6 +110,30 @@ impl JavaPeer {
         }
     }
 
+    /// Waits until the peer's workload began (its JVM takes seconds to start on a busy box), so
+    /// both clients' windows open together.
+    async fn wait_started(&mut self, cap: Duration) {
+        let give_up = Instant::now() + cap;
+        loop {
+            let log = std::fs::read_to_string(self.dir.join("ops.log")).unwrap_or_default();
+            if log.starts_with("start ") {
+                println!("java peer: workload started");
+                return;
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!(
+                    "the Java peer exited with {status} before starting: {}",
+                    std::fs::read_to_string(self.dir.join("stderr")).unwrap_or_default()
+                );
+            }
+            assert!(
+                Instant::now() < give_up,
+                "the Java peer did not start within {cap:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
     /// `at` in epoch milliseconds, the peer's clock.
     fn ms(&self, at: Instant) -> f64 {
         let base = self
@@ -705,6 +729,9 @@ async fn real_cluster_chaos() {
     let with_peer = std::env::var("HBCLIENT_CHAOS_JAVA_PEER").is_ok_and(|v| v == "1");
     // The JVM takes a few seconds to start: its workload window opens a little later.
     let mut peer = with_peer.then(|| JavaPeer::start(&target.hbase_sh, &name, secs));
+    if let Some(p) = peer.as_mut() {
+        p.wait_started(Duration::from_secs(180)).await;
+    }
 
     let ledger = Arc::new(Mutex::new(Ledger::default()));
     // Meta lookups over time, so each event's recovery interval can be charged its share.

@@ -252,9 +252,16 @@ public class ChaosPeer {
     }
   }
 
+  /**
+   * Puts through the shared BufferedMutator. A row counts as acknowledged once a flush() of this thread that started
+   * after its mutate() returned normally and the listener did not name it. When this thread's mutate() or flush()
+   * threw (e.g. "time out before the actionsInProgress changed to zero"), the caller was told that the writes in its
+   * buffer may have failed: its pending rows count as failed (they may or may not be on the server).
+   */
   static void bufferedWorker(BufferedMutator mutator, int task, long until) {
     long rng = 0xB0FFE4EDL ^ (task + 101);
     List<String[]> pending = new ArrayList<>();
+    boolean inDoubt = false;
     long i = 0;
     while (true) {
       boolean done = System.currentTimeMillis() >= until;
@@ -263,26 +270,26 @@ public class ChaosPeer {
         String key = row(task, i++);
         String value = "m" + Long.toUnsignedString(rng);
         long t0 = System.currentTimeMillis();
+        // Handed over even when mutate() throws (its background flush failed): in doubt.
+        pending.add(new String[] {key, value});
         try {
           mutator.mutate(new Put(Bytes.toBytes(key)).addColumn(F, Q, Bytes.toBytes(value)));
-          pending.add(new String[] {key, value});
         } catch (IOException e) {
           err("buffered mutate", e);
-          failures.incrementAndGet();
-          failedPuts.put(key, value);
+          inDoubt = true;
         }
         count("buffered mutate", t0);
       }
       if (done || i % MUTATIONS_PER_FLUSH == 0) {
-        long t0 = System.currentTimeMillis();
         try {
           mutator.flush();
         } catch (IOException e) {
           err("buffered flush", e);
+          inDoubt = true;
         }
-        // Rows the listener named failed; the rest were acknowledged by this flush.
+        // Rows the listener named failed, or all of them when this thread was told of a failure.
         for (String[] kv : pending) {
-          if (bufferedFailed.contains(kv[0])) {
+          if (inDoubt || bufferedFailed.contains(kv[0])) {
             failures.incrementAndGet();
             failedPuts.put(kv[0], kv[1]);
           } else {
@@ -290,6 +297,7 @@ public class ChaosPeer {
           }
         }
         pending.clear();
+        inDoubt = false;
         if (done) return;
         try {
           Thread.sleep(200);
@@ -300,16 +308,18 @@ public class ChaosPeer {
     }
   }
 
-  /** Meta cache misses and RPCs to hbase:meta, through the connection's MetricsConnection (0, 0 without it). */
+  /**
+   * Meta cache misses and RPCs to hbase:meta, through the connection's MetricsConnection (0, 0 without it). With
+   * hbase.client.table.metrics.enable every RPC is timed under rpcCallDurationMs_ plus a key naming its table and
+   * method; the RPCs counted are those whose key names hbase:meta.
+   */
   static long[] metaCounts(Object metrics) {
     if (metrics == null) return new long[] {0, 0};
     try {
       long misses = (Long) metrics.getClass().getMethod("getMetaCacheMisses").invoke(metrics);
       long rpcs = 0;
-      @SuppressWarnings("unchecked")
-      Map<String, ?> counters = (Map<String, ?>) metrics.getClass().getMethod("getRpcCounters").invoke(metrics);
-      for (Map.Entry<String, ?> e : counters.entrySet()) {
-        if (e.getKey().startsWith("rpcCount_") && e.getKey().contains("hbase:meta")) {
+      for (Map.Entry<String, ?> e : rpcTimers(metrics).entrySet()) {
+        if (e.getKey().startsWith("rpcCallDurationMs_") && e.getKey().contains("hbase:meta")) {
           rpcs += (Long) e.getValue().getClass().getMethod("getCount").invoke(e.getValue());
         }
       }
@@ -317,6 +327,11 @@ public class ChaosPeer {
     } catch (ReflectiveOperationException e) {
       return new long[] {-1, -1};
     }
+  }
+
+  @SuppressWarnings("unchecked")
+  static Map<String, ?> rpcTimers(Object metrics) throws ReflectiveOperationException {
+    return (Map<String, ?>) metrics.getClass().getMethod("getRpcTimers").invoke(metrics);
   }
 
   public static void main(String[] args) throws Exception {
@@ -352,6 +367,9 @@ public class ChaosPeer {
       long started = System.currentTimeMillis();
       long until = started + secs * 1000;
       line("start " + started);
+      synchronized (ChaosPeer.class) {
+        log.flush();
+      }
       BufferedMutatorParams params = new BufferedMutatorParams(name).writeBufferSize(64 * 1024)
           .listener((RetriesExhaustedWithDetailsException e, BufferedMutator m) -> {
             for (int k = 0; k < e.getNumExceptions(); k++) {
@@ -462,7 +480,7 @@ public class ChaosPeer {
           + failedButApplied + "; slowest op " + slowestMs.get() + " ms (" + slowestKind + "); meta cache misses "
           + c[0] + ", meta RPCs " + c[1]);
       if (connMetrics != null) {
-        System.out.println("peer rpc counters touching hbase:meta: " + metaCounterNames(connMetrics));
+        System.out.println("peer rpc timers: " + metaCounterNames(connMetrics));
       }
       boolean good = missing.isEmpty() && wrong.isEmpty() && unexpected.isEmpty() && counterViolations.isEmpty()
           && casViolations.isEmpty();
@@ -475,13 +493,14 @@ public class ChaosPeer {
     }
   }
 
+  /** Every RPC timer key with its count (which keys name hbase:meta shows how meta RPCs were counted). */
   static List<String> metaCounterNames(Object metrics) {
     List<String> names = new ArrayList<>();
     try {
-      @SuppressWarnings("unchecked")
-      Map<String, ?> counters = (Map<String, ?>) metrics.getClass().getMethod("getRpcCounters").invoke(metrics);
-      for (String k : counters.keySet()) {
-        if (k.contains("hbase:meta")) names.add(k);
+      for (Map.Entry<String, ?> e : new TreeMap<>(rpcTimers(metrics)).entrySet()) {
+        if (e.getKey().startsWith("rpcCallDurationMs_")) {
+          names.add(e.getKey().substring(18) + "=" + e.getValue().getClass().getMethod("getCount").invoke(e.getValue()));
+        }
       }
     } catch (ReflectiveOperationException e) {
       names.add(e.toString());
