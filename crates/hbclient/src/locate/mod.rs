@@ -165,6 +165,8 @@ pub(crate) struct Locator {
     meta: RwLock<Option<String>>,
     /// Regions whose calls failed, per table by start key (see the module documentation).
     failed: Mutex<HashMap<TableName, BTreeMap<Bytes, Failed>>>,
+    /// How many there are (read without the lock on every successful call).
+    failing: std::sync::atomic::AtomicUsize,
 }
 
 impl Locator {
@@ -205,19 +207,28 @@ impl Locator {
                 }
             }
         }
+        self.failing
+            .store(failed.values().map(|r| r.len()).sum(), Ordering::Relaxed);
     }
 
-    /// Books a lookup's answer: when it repeats a failed location, the next lookup of that
-    /// region waits a longer gap; another answer forgets the failure.
-    fn note_answer(&self, loc: &RegionLocation) {
+    /// Books a lookup's answer: when it repeats a recently failed location, the next lookup of
+    /// that region waits a longer gap and the answer is not cached (true is returned): only the
+    /// caller that asked tries it, the others wait for the next look at meta instead of piling
+    /// onto a dead or paused server. Another answer, or one long after the failure, forgets it.
+    fn note_answer(&self, loc: &RegionLocation) -> bool {
         let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
         let Some(regions) = failed.get_mut(&loc.table) else {
-            return;
+            return false;
         };
+        let now = tokio::time::Instant::now();
         let not_before = match regions.get_mut(&loc.start) {
-            Some(f) if f.loc.name == loc.name && f.loc.server == loc.server => {
+            Some(f)
+                if f.loc.name == loc.name
+                    && f.loc.server == loc.server
+                    && now.duration_since(f.at) <= FAILED_FORGET =>
+            {
                 f.unchanged += 1;
-                f.not_before = tokio::time::Instant::now() + relookup_gap(f.unchanged);
+                f.not_before = now + relookup_gap(f.unchanged);
                 Some(f.not_before)
             }
             Some(_) => {
@@ -237,6 +248,37 @@ impl Locator {
                     f.not_before = not_before;
                 }
             }
+        }
+        self.failing
+            .store(failed.values().map(|r| r.len()).sum(), Ordering::Relaxed);
+        not_before.is_some()
+    }
+
+    /// A call to `loc` succeeded: if it was a failed location that meta answered again (and so
+    /// was not cached), the server is fine after all: cache it and forget the failure.
+    pub(crate) fn confirm(&self, loc: &Arc<RegionLocation>) {
+        if self.failing.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(regions) = failed.get_mut(&loc.table) else {
+            return;
+        };
+        if !regions
+            .get(&loc.start)
+            .is_some_and(|f| f.loc.name == loc.name && f.loc.server == loc.server)
+        {
+            return;
+        }
+        regions.remove(&loc.start);
+        if regions.is_empty() {
+            failed.remove(&loc.table);
+        }
+        self.failing
+            .store(failed.values().map(|r| r.len()).sum(), Ordering::Relaxed);
+        drop(failed);
+        if self.cached_for(&loc.table, Want::At(&loc.start)).is_none() {
+            self.insert(RegionLocation::clone(loc));
         }
     }
 
@@ -345,6 +387,8 @@ impl Locator {
                 } else {
                     self.invalidate(loc);
                 }
+                // Also when the location was not cached (a repeated answer only its caller tried).
+                self.note_failed([Arc::new(loc.clone())]);
             }
             _ => {
                 if let Some(remote) = error.remote_error() {
@@ -352,6 +396,7 @@ impl Locator {
                         self.moved(loc, to);
                     } else if remote.needs_relocation() {
                         self.invalidate(loc);
+                        self.note_failed([Arc::new(loc.clone())]);
                     }
                 }
             }
@@ -423,7 +468,9 @@ impl Locator {
         };
         let (loc, before) = self.lookup_in_meta(ctx, table, want, deadline).await?;
         for neighbour in before {
-            self.note_answer(&neighbour);
+            if self.note_answer(&neighbour) {
+                continue;
+            }
             // A cached entry for the same region is as new as meta or newer (RegionMoved).
             let known = self
                 .cache
@@ -436,7 +483,9 @@ impl Locator {
                 self.insert(neighbour);
             }
         }
-        self.note_answer(&loc);
+        if self.note_answer(&loc) {
+            return Ok(Arc::new(loc));
+        }
         Ok(self.insert(loc))
     }
 
