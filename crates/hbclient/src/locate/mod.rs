@@ -12,9 +12,13 @@
 //! declared it dead and reassigned them (a ZooKeeper session timeout plus WAL splitting: often
 //! 10–20 s). Every retry of every operation waiting on those regions would re-read meta and get
 //! the same answer. So the locator remembers the regions whose calls failed: while meta keeps
-//! answering the same server for one of them, the next lookup of it waits a gap that doubles
+//! answering the same server for one of them, the next lookup of the region (and of the
+//! server's other failed regions: the master reassigns them together) waits a gap that doubles
 //! from [`RELOOKUP_FIRST_GAP`] up to [`RELOOKUP_MAX_GAP`] (never past the operation's deadline),
-//! and waiting operations share that one lookup. An answer naming another server ends it.
+//! and waiting operations share that one lookup. The repeated answer stays cached only until
+//! the gap has passed, so operations that start once meta has moved on learn the new server
+//! within one gap instead of waiting out an RPC timeout on a paused server. An answer naming
+//! another server ends it; so does a successful call to the answered server (alive after all).
 
 mod registry;
 mod zk;
@@ -177,8 +181,29 @@ impl Locator {
     }
 
     fn cached_for(&self, table: &TableName, want: Want<'_>) -> Option<Arc<RegionLocation>> {
-        let cache = self.cache.read().unwrap_or_else(|e| e.into_inner());
-        covering(cache.get(table)?, want, |l| l).cloned()
+        let loc = {
+            let cache = self.cache.read().unwrap_or_else(|e| e.into_inner());
+            covering(cache.get(table)?, want, |l| l).cloned()?
+        };
+        if self.failing.load(Ordering::Relaxed) > 0 && self.expired(&loc) {
+            return None;
+        }
+        Some(loc)
+    }
+
+    /// Whether `loc` is a failed location that meta answered again and whose gap has passed:
+    /// it is used until then, and looked up again after (meta may have moved on meanwhile).
+    fn expired(&self, loc: &RegionLocation) -> bool {
+        let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        failed
+            .get(&loc.table)
+            .and_then(|r| r.get(&loc.start))
+            .is_some_and(|f| {
+                f.unchanged > 0
+                    && f.loc.name == loc.name
+                    && f.loc.server == loc.server
+                    && tokio::time::Instant::now() >= f.not_before
+            })
     }
 
     /// Remembers locations whose calls just failed.
@@ -212,9 +237,8 @@ impl Locator {
     }
 
     /// Books a lookup's answer: when it repeats a recently failed location, the next lookup of
-    /// that region waits a longer gap and the answer is not cached (true is returned): only the
-    /// caller that asked tries it, the others wait for the next look at meta instead of piling
-    /// onto a dead or paused server. Another answer, or one long after the failure, forgets it.
+    /// that region waits a longer gap, and the cached answer is used only until then (true is
+    /// returned). Another answer, or one long after the failure, forgets the failure.
     fn note_answer(&self, loc: &RegionLocation) -> bool {
         let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
         let Some(regions) = failed.get_mut(&loc.table) else {
@@ -254,8 +278,8 @@ impl Locator {
         not_before.is_some()
     }
 
-    /// A call to `loc` succeeded: if it was a failed location that meta answered again (and so
-    /// was not cached), the server is fine after all: cache it and forget the failure.
+    /// A call to `loc` succeeded: if it was a failed location that meta answered again, the
+    /// server is fine after all: keep it cached for good and forget the failure.
     pub(crate) fn confirm(&self, loc: &Arc<RegionLocation>) {
         if self.failing.load(Ordering::Relaxed) == 0 {
             return;
@@ -468,9 +492,7 @@ impl Locator {
         };
         let (loc, before) = self.lookup_in_meta(ctx, table, want, deadline).await?;
         for neighbour in before {
-            if self.note_answer(&neighbour) {
-                continue;
-            }
+            self.note_answer(&neighbour);
             // A cached entry for the same region is as new as meta or newer (RegionMoved).
             let known = self
                 .cache
@@ -483,9 +505,7 @@ impl Locator {
                 self.insert(neighbour);
             }
         }
-        if self.note_answer(&loc) {
-            return Ok(Arc::new(loc));
-        }
+        self.note_answer(&loc);
         Ok(self.insert(loc))
     }
 
