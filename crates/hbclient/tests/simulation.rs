@@ -244,6 +244,12 @@ async fn two_hundred_servers_ten_thousand_regions() {
         m4.retries - m3.retries
     );
 
+    // Own copies of each region's keys (not views into the meta answers): about 400 bytes.
+    assert!(
+        freed / REGIONS as i64 <= 600,
+        "the region cache holds {} bytes per region",
+        freed / REGIONS as i64
+    );
     assert!(
         cold_meta <= target,
         "cold start used {cold_meta} meta RPCs, above the target {target}"

@@ -673,11 +673,13 @@ fn parse_meta_row(table: &TableName, want: Want<'_>, cells: &[Cell]) -> Result<R
                 String::from_utf8_lossy(&first.row)
             ))
         })?;
+    // Own copies of the keys: the cells are views into the whole meta answer, which a cached
+    // location would otherwise keep alive (about 800 bytes per region with 10-row pages).
     let loc = RegionLocation {
         table: table.clone(),
-        name: first.row.clone(),
-        start,
-        end,
+        name: Bytes::copy_from_slice(&first.row),
+        start: Bytes::copy_from_slice(&start),
+        end: Bytes::copy_from_slice(&end),
         server,
     };
     if !want.matches(&loc) {
