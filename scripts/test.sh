@@ -47,6 +47,12 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 echo "== cargo test --workspace"
 cargo test --workspace
 
+echo "== hbclient with the opentelemetry and metrics features: clippy, trace context and metrics tests, the Prometheus example"
+cargo clippy -p hbclient --all-targets --features opentelemetry,metrics -- -D warnings
+cargo test -p hbclient --features opentelemetry,metrics --test suite telemetry
+prometheus_text=$(cargo run -q -p hbclient --features metrics --example prometheus_metrics -- --once)
+grep -q '^hbase_client_rpc_calls{rpc_method="Mutate"} 200$' <<<"$prometheus_text"
+
 echo "== hbase-diff scenarios defined (run against a real HBase by scripts/conformance.sh)"
 cargo run -q -p hbase-diff -- --list | tail -1
 

@@ -44,7 +44,7 @@ impl Connection {
     /// Connects to a cluster: finds it through ZooKeeper or the bootstrap servers and reads its
     /// cluster id (so a wrong address fails here, not on the first operation).
     pub async fn connect(config: Config) -> Result<Connection> {
-        let metrics = Arc::new(Metrics::default());
+        let metrics = Arc::new(Metrics::new(config.metrics_per_server));
         let pool = RpcPool::new(config.clone(), metrics.clone())?;
         let registry = Registry::new(&config)?;
         let deadline = Deadline::after(

@@ -16,6 +16,8 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::tls::{StoreFile, TlsSettings};
 
+mod uri;
+
 /// How the client finds hbase:meta and the master.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Discovery {
@@ -44,6 +46,8 @@ pub struct Config {
     pub(crate) pause_overloaded: Duration,
     pub(crate) rpc_timeout: Duration,
     pub(crate) operation_timeout: Duration,
+    /// `hbclient.metrics.per.server`: label the `metrics` feature's RPC series with the server.
+    pub(crate) metrics_per_server: bool,
     pub(crate) connect_timeout: Duration,
     /// A connection with calls in flight that receives nothing for this long is failed.
     pub(crate) read_timeout: Duration,
@@ -112,6 +116,7 @@ impl Default for Config {
             pause: Duration::from_millis(100),
             pause_overloaded: Duration::from_millis(100),
             rpc_timeout: Duration::from_secs(60),
+            metrics_per_server: false,
             operation_timeout: Duration::from_secs(1200),
             connect_timeout: Duration::from_secs(10),
             read_timeout: Duration::from_secs(20),
@@ -151,6 +156,13 @@ impl Config {
     /// skipped (logged at debug level); a bad value of a key it uses is an error naming the file.
     pub fn from_conf_dir(dir: impl AsRef<Path>) -> Result<Config> {
         Ok(Config::builder().load_conf_dir(dir)?.build())
+    }
+
+    /// The configuration a connection URI describes (`hbase+zk://zk1:2181,zk2:2181/hbase`,
+    /// `hbase+rpc://rs1:16020,rs2:16020`, query parameters as configuration keys), over HBase's
+    /// defaults; see [`ConfigBuilder::uri`].
+    pub fn from_uri(uri: &str) -> Result<Config> {
+        Ok(Config::builder().uri(uri)?.build())
     }
 
     /// [`Config::from_conf_dir`] on `$HBASE_CONF_DIR` when it is set, else `None`.
@@ -309,7 +321,8 @@ impl ConfigBuilder {
     /// `hbase.client.keyvalue.maxsize`, `hbase.client.user` (the user name sent to the server),
     /// `hbase.ipc.client.socket.timeout.read` and `.write` (see [`ConfigBuilder::socket_timeouts`]),
     /// `hbclient.rpc.max.consecutive.timeouts`, `hbclient.rpc.connection.max.inflight.bytes` and
-    /// `hbclient.rpc.max.inflight.bytes` (see [`ConfigBuilder::max_in_flight_bytes`]).
+    /// `hbclient.rpc.max.inflight.bytes` (see [`ConfigBuilder::max_in_flight_bytes`]),
+    /// `hbclient.metrics.per.server` (with the `metrics` feature: RPC series per server).
     ///
     /// TLS: `hbase.client.netty.tls.enabled`, `hbase.client.netty.tls.verify.server.hostname`,
     /// `hbase.client.netty.tls.handshaketimeout`, `hbase.rpc.tls.truststore.{location,type,password}`
@@ -432,6 +445,7 @@ impl ConfigBuilder {
                 c.keyvalue_maxsize = if max <= 0 { 0 } else { max as usize };
             }
             "hbase.client.user" => c.user = value.to_string(),
+            "hbclient.metrics.per.server" => c.metrics_per_server = boolean(key, value)?,
             "hbase.client.netty.tls.enabled" => c.tls.enabled = boolean(key, value)?,
             "hbase.client.netty.tls.verify.server.hostname" => {
                 c.tls.verify_hostname = boolean(key, value)?

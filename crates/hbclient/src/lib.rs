@@ -29,6 +29,7 @@ mod client;
 mod codec;
 mod config;
 mod error;
+pub mod guide;
 mod locate;
 mod metrics;
 mod mutator;
@@ -37,6 +38,7 @@ mod rpc;
 mod security;
 mod shared;
 mod table;
+mod telemetry;
 mod tls;
 
 pub use admin::{Admin, FamilyDescriptor, TableDescriptor};

@@ -1,5 +1,14 @@
 //! Counters of a connection: RPCs by method, bytes, retries, meta lookups, calls in flight and a
 //! latency histogram. Lock-free atomics; read them with `Connection::metrics()`.
+//!
+//! With the `metrics` feature, every count also goes to the `metrics` crate's global recorder
+//! (Prometheus, StatsD, OpenTelemetry ... exporters plug in there), under OpenTelemetry-style
+//! names: `db.client.operation.duration` (seconds, per operation), `hbase.client.rpc.duration`
+//! (seconds, per method), `hbase.client.rpc.calls`, `hbase.client.rpc.sent_bytes`,
+//! `hbase.client.rpc.received_bytes`, `hbase.client.rpc.in_flight`, `hbase.client.retries`,
+//! `hbase.client.meta_lookups`, `hbase.client.connections_opened`. RPC metrics carry
+//! `server.address` only when `hbclient.metrics.per.server` is true (one series per server can be
+//! many).
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
@@ -57,6 +66,9 @@ pub(crate) struct Metrics {
     pub(crate) writes: AtomicU64,
     in_flight: AtomicI64,
     latency: [AtomicU64; BUCKETS],
+    /// RPC metrics of the `metrics` facade are labelled with the server.
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    per_server: bool,
 }
 
 impl Default for Metrics {
@@ -71,6 +83,7 @@ impl Default for Metrics {
             writes: AtomicU64::new(0),
             in_flight: AtomicI64::new(0),
             latency: Default::default(),
+            per_server: false,
         }
     }
 }
@@ -93,19 +106,63 @@ fn method_index(method: &str) -> usize {
 }
 
 impl Metrics {
-    pub(crate) fn rpc_started(&self, method: &str, bytes: u64) {
+    /// Counters whose `metrics`-facade RPC series are labelled with the server when `per_server`.
+    pub(crate) fn new(per_server: bool) -> Metrics {
+        Metrics {
+            per_server,
+            ..Metrics::default()
+        }
+    }
+
+    pub(crate) fn rpc_started(&self, method: &'static str, server: &str, bytes: u64) {
         // Attribute the call to a BufferedMutator flush when one is running in this task.
         let _ = RPC_TALLY.try_with(|tally| tally.record(method, bytes));
         self.rpcs[method_index(method)].fetch_add(1, Ordering::Relaxed);
         self.bytes_out.fetch_add(bytes, Ordering::Relaxed);
         self.in_flight.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "metrics")]
+        facade::rpc_started(method, self.per_server.then_some(server), bytes);
+        #[cfg(not(feature = "metrics"))]
+        let _ = server;
     }
 
-    pub(crate) fn rpc_finished(&self, took: Duration) {
+    pub(crate) fn rpc_finished(&self, method: &'static str, server: &str, took: Duration) {
         self.in_flight.fetch_sub(1, Ordering::Relaxed);
         let micros = took.as_micros().max(1) as u64;
         let bucket = (64 - micros.leading_zeros() as usize).min(BUCKETS - 1);
         self.latency[bucket].fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "metrics")]
+        facade::rpc_finished(method, self.per_server.then_some(server), took);
+        #[cfg(not(feature = "metrics"))]
+        let _ = (method, server);
+    }
+
+    pub(crate) fn bytes_received(&self, bytes: u64) {
+        self.bytes_in.fetch_add(bytes, Ordering::Relaxed);
+        #[cfg(feature = "metrics")]
+        metrics::counter!("hbase.client.rpc.received_bytes").increment(bytes);
+    }
+
+    pub(crate) fn socket_write(&self) {
+        self.writes.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn retry(&self) {
+        self.retries.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "metrics")]
+        metrics::counter!("hbase.client.retries").increment(1);
+    }
+
+    pub(crate) fn meta_lookup(&self) {
+        self.meta_lookups.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "metrics")]
+        metrics::counter!("hbase.client.meta_lookups").increment(1);
+    }
+
+    pub(crate) fn connection_opened(&self) {
+        self.connections_opened.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "metrics")]
+        metrics::counter!("hbase.client.connections_opened").increment(1);
     }
 
     /// A consistent-enough copy of every counter.
@@ -129,6 +186,69 @@ impl Metrics {
             latency_buckets: self.latency.iter().map(load).collect(),
         }
     }
+}
+
+/// The same events, sent to the `metrics` crate's global recorder.
+#[cfg(feature = "metrics")]
+mod facade {
+    use std::time::Duration;
+
+    pub(super) fn rpc_started(method: &'static str, server: Option<&str>, bytes: u64) {
+        match server {
+            Some(server) => {
+                let server = server.to_string();
+                metrics::counter!("hbase.client.rpc.calls", "rpc.method" => method, "server.address" => server.clone()).increment(1);
+                metrics::counter!("hbase.client.rpc.sent_bytes", "server.address" => server.clone()).increment(bytes);
+                metrics::gauge!("hbase.client.rpc.in_flight", "server.address" => server)
+                    .increment(1.0);
+            }
+            None => {
+                metrics::counter!("hbase.client.rpc.calls", "rpc.method" => method).increment(1);
+                metrics::counter!("hbase.client.rpc.sent_bytes").increment(bytes);
+                metrics::gauge!("hbase.client.rpc.in_flight").increment(1.0);
+            }
+        }
+    }
+
+    pub(super) fn rpc_finished(method: &'static str, server: Option<&str>, took: Duration) {
+        match server {
+            Some(server) => {
+                let server = server.to_string();
+                metrics::gauge!("hbase.client.rpc.in_flight", "server.address" => server.clone())
+                    .decrement(1.0);
+                metrics::histogram!("hbase.client.rpc.duration", "rpc.method" => method, "server.address" => server).record(took.as_secs_f64());
+            }
+            None => {
+                metrics::gauge!("hbase.client.rpc.in_flight").decrement(1.0);
+                metrics::histogram!("hbase.client.rpc.duration", "rpc.method" => method)
+                    .record(took.as_secs_f64());
+            }
+        }
+    }
+}
+
+/// One table operation's duration for the `metrics` facade (`db.client.operation.duration`, in
+/// seconds, with OpenTelemetry's attribute names).
+#[cfg(feature = "metrics")]
+pub(crate) fn operation_finished(
+    operation: &'static str,
+    table: &hbclient_proto::meta::TableName,
+    error_type: Option<&str>,
+    took: Duration,
+) {
+    let mut labels = vec![
+        metrics::Label::new("db.system.name", "hbase"),
+        metrics::Label::new("db.operation.name", operation),
+        metrics::Label::new(
+            "db.namespace",
+            String::from_utf8_lossy(table.namespace()).into_owned(),
+        ),
+        metrics::Label::new("db.collection.name", table.to_string()),
+    ];
+    if let Some(e) = error_type {
+        labels.push(metrics::Label::new("error.type", e.to_string()));
+    }
+    metrics::histogram!("db.client.operation.duration", labels).record(took.as_secs_f64());
 }
 
 /// A copy of a connection's counters.

@@ -101,7 +101,7 @@ impl Core {
     }
 
     pub(crate) fn count_retry(&self) {
-        self.metrics.retries.fetch_add(1, Ordering::Relaxed);
+        self.metrics.retry();
     }
 
     fn locate_ctx(&self) -> LocateContext<'_> {
@@ -150,6 +150,7 @@ impl Core {
         parse: impl Fn(ResponseFrame) -> Result<T>,
     ) -> Result<T> {
         let loc = self.locate(table, row, deadline).await?;
+        crate::telemetry::record_server(&loc.server);
         let (param, cells) = request(&loc);
         let timeout = deadline.rpc_timeout(self.config.rpc_timeout)?;
         let span = tracing::debug_span!(

@@ -110,6 +110,51 @@ pub(crate) struct Shared {
     /// Nonces of increments/appends already applied: (group, nonce).
     pub(crate) nonces: Mutex<HashMap<(u64, u64), ()>>,
     pub(crate) meta_server: AtomicU64,
+    /// Trace context received in request headers (`RequestHeader.trace_info.headers`).
+    pub(crate) traces: TraceLog,
+}
+
+/// The trace-context headers of the most recent calls that carried any, oldest first; bounded
+/// so a long benchmark cannot grow it.
+#[derive(Debug, Default)]
+pub(crate) struct TraceLog {
+    calls: Mutex<std::collections::VecDeque<ReceivedTrace>>,
+}
+
+/// The trace context one call carried.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReceivedTrace {
+    /// The RPC method, e.g. `Mutate`.
+    pub method: String,
+    /// `RPCTInfo.headers`: W3C `traceparent` (and `tracestate`) as the client's propagator wrote them.
+    pub headers: std::collections::BTreeMap<String, String>,
+}
+
+impl TraceLog {
+    const KEEP: usize = 1024;
+
+    pub(crate) fn record(&self, method: &str, info: Option<&hbclient_proto::pb::RpctInfo>) {
+        let Some(info) = info.filter(|i| !i.headers.is_empty()) else {
+            return;
+        };
+        let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        if calls.len() == Self::KEEP {
+            calls.pop_front();
+        }
+        calls.push_back(ReceivedTrace {
+            method: method.to_string(),
+            headers: info
+                .headers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        });
+    }
+
+    fn snapshot(&self) -> Vec<ReceivedTrace> {
+        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        calls.iter().cloned().collect()
+    }
 }
 
 impl Shared {
@@ -317,6 +362,7 @@ impl MiniCluster {
             next_proc_id: AtomicU64::new(0),
             last_region_id: AtomicU64::new(0),
             nonces: Mutex::new(HashMap::new()),
+            traces: TraceLog::default(),
         });
         launch(&shared, ServerId::Master, master_listener);
         for (i, listener) in rs_listeners.into_iter().enumerate() {
@@ -367,6 +413,12 @@ impl MiniCluster {
     /// The cluster id (as `GetClusterId` reports it).
     pub fn cluster_id(&self) -> &str {
         &self.shared.cluster_id
+    }
+
+    /// The trace context of the latest calls (up to 1,024) whose request header carried one, as
+    /// an HBase 2.5+ server would continue the caller's trace from it.
+    pub fn received_traces(&self) -> Vec<ReceivedTrace> {
+        self.shared.traces.snapshot()
     }
 
     /// The fault rules; install, change and remove them at any time.

@@ -34,7 +34,7 @@ pub mod store;
 mod tls;
 mod zk;
 
-pub use cluster::{ClusterConfig, MiniCluster, RegionView};
+pub use cluster::{ClusterConfig, MiniCluster, ReceivedTrace, RegionView};
 pub use exception::RemoteException;
 pub use faults::{Match, Reaction, Rule, RuleId, ServerId};
 pub use tls::{ServerTls, TestPki};

@@ -515,6 +515,9 @@ async fn run_call(
 ) {
     let call_id = request.header.call_id.unwrap_or(0);
     let method = request.header.method_name.clone().unwrap_or_default();
+    conn.shared
+        .traces
+        .record(&method, request.header.trace_info.as_ref());
     let result = match conn.fault_point(&method, None).await {
         Ok(()) => dispatch(&conn, &method, &request).await,
         Err(fail) => Err(fail),
@@ -585,6 +588,9 @@ pub(crate) async fn serve_one(
     };
     let call_id = request.header.call_id.unwrap_or(0);
     let method = request.header.method_name.clone().unwrap_or_default();
+    conn.shared
+        .traces
+        .record(&method, request.header.trace_info.as_ref());
     let result = match conn.fault_point(&method, None).await {
         Ok(()) => dispatch(&conn, &method, &request).await,
         Err(fail) => Err(fail),

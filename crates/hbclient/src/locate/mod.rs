@@ -32,7 +32,6 @@ use bytes::Bytes;
 use hbclient_proto::cell::Cell;
 use hbclient_proto::meta::{self, TableName};
 use hbclient_proto::pb;
-use std::sync::atomic::Ordering;
 
 pub(crate) use registry::Registry;
 
@@ -537,10 +536,7 @@ impl Locator {
         deadline: Deadline,
     ) -> Result<(RegionLocation, Vec<RegionLocation>)> {
         let meta_server = self.meta_server(ctx, deadline).await?;
-        ctx.pool
-            .metrics
-            .meta_lookups
-            .fetch_add(1, Ordering::Relaxed);
+        ctx.pool.metrics.meta_lookup();
         let request = pb::ScanRequest {
             region: Some(pb::RegionSpecifier {
                 r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,

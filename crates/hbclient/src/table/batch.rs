@@ -8,6 +8,7 @@ use bytes::Bytes;
 use futures::future::join_all;
 use hbclient_proto::cell::CellBlockReader;
 use hbclient_proto::pb;
+use tracing::Instrument;
 
 use crate::codec::result_cells;
 use crate::error::{Error, RemoteError, Result};
@@ -133,7 +134,31 @@ impl AsyncTable {
     /// until they succeed or the operation deadline or retry budget is spent; each failure is
     /// reported with its own action's result.
     pub async fn batch(&self, actions: Vec<Action>) -> Vec<Result<BatchOutcome>> {
-        self.batch_until(actions, self.core().deadline()).await
+        let span = crate::telemetry::operation_span(self.name(), "BATCH");
+        span.record("db.operation.batch.size", actions.len());
+        #[cfg(feature = "metrics")]
+        let started = std::time::Instant::now();
+        let outcomes = self
+            .batch_until(actions, self.core().deadline())
+            .instrument(span.clone())
+            .await;
+        // The operation failed as a whole only if every action failed (OpenTelemetry's rule for
+        // batches: partial failures are not a failed span); the first error names the type.
+        let failure = match outcomes.first() {
+            Some(Err(e)) if outcomes.iter().all(|o| o.is_err()) => Some(e),
+            _ => None,
+        };
+        if let Some(e) = failure {
+            crate::telemetry::record_error(&span, e);
+        }
+        #[cfg(feature = "metrics")]
+        crate::metrics::operation_finished(
+            "BATCH",
+            self.name(),
+            failure.map(crate::telemetry::error_type_of).as_deref(),
+            started.elapsed(),
+        );
+        outcomes
     }
 
     /// [`AsyncTable::batch`] within a deadline set by the caller (a `BufferedMutator` flush

@@ -28,8 +28,8 @@ use crate::error::{Error, Result};
 use crate::locate::RegionLocation;
 use crate::retry::with_retries;
 use crate::shared::Core;
+use crate::telemetry;
 use check::CheckAction;
-use tracing::Instrument;
 
 /// Reads and writes of one table. Cheap to clone; every clone shares the connection.
 #[derive(Clone)]
@@ -91,10 +91,13 @@ impl AsyncTable {
     pub async fn get(&self, get: Get) -> Result<RowResult> {
         self.core.check_open()?;
         get.validate()?;
-        let span = tracing::debug_span!("get", table = %self.name);
+        let span = telemetry::operation_span(&self.name, "GET");
         let request = get.to_pb();
-        let cells = self
-            .retrying(
+        let cells = telemetry::traced(
+            &self.name,
+            "GET",
+            span,
+            self.retrying(
                 &get.row,
                 "Get",
                 |loc| {
@@ -108,9 +111,9 @@ impl AsyncTable {
                     let response: pb::GetResponse = frame.body("GetResponse")?;
                     response_cells(response.result.as_ref(), frame.cellblock)
                 },
-            )
-            .instrument(span)
-            .await?;
+            ),
+        )
+        .await?;
         Ok(RowResult::new(
             if cells.is_empty() {
                 Bytes::new()
@@ -128,7 +131,7 @@ impl AsyncTable {
         get.validate()?;
         get.existence_only = true;
         let request = get.to_pb();
-        self.retrying(
+        let exists = self.retrying(
             &get.row,
             "Get",
             |loc| {
@@ -142,8 +145,9 @@ impl AsyncTable {
                 let response: pb::GetResponse = frame.body("GetResponse")?;
                 Ok(response.result.and_then(|r| r.exists).unwrap_or(false))
             },
-        )
-        .await
+        );
+        let span = telemetry::operation_span(&self.name, "GET");
+        telemetry::traced(&self.name, "GET", span, exists).await
     }
 
     /// Reads many rows, grouped by region server into one Multi each; results in input order.
@@ -193,11 +197,15 @@ impl AsyncTable {
     async fn mutate(&self, m: Mutation) -> Result<RowResult> {
         self.core.check_open()?;
         m.validate(self.core.config.keyvalue_maxsize)?;
-        let span = tracing::debug_span!("mutate", table = %self.name, kind = ?m.kind());
+        let operation = mutation_operation(&m);
+        let span = telemetry::operation_span(&self.name, operation);
         let nonce = m.needs_nonce().then(|| self.core.new_nonce());
         let group = self.core.nonce_group;
-        let cells = self
-            .retrying(
+        let cells = telemetry::traced(
+            &self.name,
+            operation,
+            span,
+            self.retrying(
                 m.row(),
                 "Mutate",
                 |loc| mutate_request(loc, &m, nonce, group, None),
@@ -205,9 +213,9 @@ impl AsyncTable {
                     let response: pb::MutateResponse = frame.body("MutateResponse")?;
                     response_cells(response.result.as_ref(), frame.cellblock)
                 },
-            )
-            .instrument(span)
-            .await?;
+            ),
+        )
+        .await?;
         Ok(RowResult::new(m.row().clone(), cells))
     }
 
@@ -215,11 +223,21 @@ impl AsyncTable {
     pub async fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
         self.core.check_open()?;
         mutations.validate(self.core.config.keyvalue_maxsize)?;
-        self.atomic_row(&mutations, None).await.map(|_| ())
+        let span = telemetry::operation_span(&self.name, "BATCH");
+        span.record("db.operation.batch.size", mutations.mutations.len());
+        telemetry::traced(&self.name, "BATCH", span, self.atomic_row(&mutations, None))
+            .await
+            .map(|_| ())
     }
 
     /// Applies a mutation only if the row holds what the check expects; returns whether it did.
     pub async fn check_and_mutate(&self, cam: CheckAndMutate) -> Result<bool> {
+        let span = telemetry::operation_span(&self.name, "CHECK_AND_MUTATE");
+        let cam = self.check_and_mutate_untraced(cam);
+        telemetry::traced(&self.name, "CHECK_AND_MUTATE", span, cam).await
+    }
+
+    async fn check_and_mutate_untraced(&self, cam: CheckAndMutate) -> Result<bool> {
         self.core.check_open()?;
         let condition = cam.condition();
         match &cam.action {
@@ -331,6 +349,16 @@ impl AsyncTable {
 
     pub(crate) fn core(&self) -> &Arc<Core> {
         &self.core
+    }
+}
+
+/// The Java client's operation name for a single mutation.
+fn mutation_operation(m: &Mutation) -> &'static str {
+    match m {
+        Mutation::Put(_) => "PUT",
+        Mutation::Delete(_) => "DELETE",
+        Mutation::Increment(_) => "INCREMENT",
+        Mutation::Append(_) => "APPEND",
     }
 }
 

@@ -19,6 +19,32 @@ async fn put_then_get() {
 }
 
 #[tokio::test]
+async fn a_connection_uri_reaches_the_same_cluster() {
+    let c = TestCluster::start().await;
+    let name = c.table(&["f"], &[]).await;
+    c.conn
+        .table(&name)
+        .unwrap()
+        .put(Put::new("u").add("f", "q", "via-builder"))
+        .await
+        .unwrap();
+    // Query parameters are configuration keys; the URI's hosts replace any discovery set before.
+    let uri = format!(
+        "{}?hbase.client.retries.number=20&hbase.rpc.timeout=10000",
+        c.uri()
+    );
+    let config = c.base().bootstrap("192.0.2.1:1").uri(&uri).unwrap().build();
+    assert_eq!(config.retries(), 20);
+    assert_eq!(config.discovery(), c.config.discovery());
+    let conn = hbclient::Connection::connect(config).await.unwrap();
+    let got = conn.table(&name).unwrap().get(Get::new("u")).await.unwrap();
+    assert_eq!(
+        got.value(b"f", b"q").map(|v| &v[..]),
+        Some(&b"via-builder"[..])
+    );
+}
+
+#[tokio::test]
 async fn retriable_server_errors_are_retried() {
     use mini_hbase::exception::class;
     use mini_hbase::{Match, Reaction, RemoteException, Rule};

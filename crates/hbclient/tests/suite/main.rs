@@ -16,4 +16,5 @@ mod mutations;
 mod mutator;
 mod scan;
 mod security;
+mod telemetry;
 mod tls;

@@ -129,7 +129,14 @@ impl TestCluster {
                 let builder = match target.split_once(':') {
                     Some(("zk", quorum)) => base.clone().zookeeper(quorum),
                     Some(("rpc", servers)) => base.clone().bootstrap(servers),
-                    _ => panic!("HBCLIENT_TEST_CLUSTER must be zk:HOST:PORT or rpc:HOST:PORT, got {target:?}"),
+                    _ if target.starts_with("hbase+") => base
+                        .clone()
+                        .uri(&target)
+                        .expect("HBCLIENT_TEST_CLUSTER URI"),
+                    _ => panic!(
+                        "HBCLIENT_TEST_CLUSTER must be zk:HOST:PORT, rpc:HOST:PORT or an \
+                         hbase+zk:// / hbase+rpc:// URI, got {target:?}"
+                    ),
                 };
                 let config = fast(builder);
                 let conn = Connection::connect(config.clone())
@@ -200,6 +207,24 @@ impl TestCluster {
         Connection::connect(tune(builder).build())
             .await
             .expect("connect")
+    }
+
+    /// A connection URI for this cluster (`hbase+zk://` or `hbase+rpc://`, no query).
+    pub(crate) fn uri(&self) -> String {
+        match self.config.discovery() {
+            hbclient::Discovery::ZooKeeper {
+                quorum,
+                znode_parent,
+            } => format!("hbase+zk://{}{znode_parent}", quorum.join(",")),
+            hbclient::Discovery::Rpc { bootstrap } => {
+                format!("hbase+rpc://{}", bootstrap.join(","))
+            }
+        }
+    }
+
+    /// The test environment's settings (TLS, security), before any discovery is chosen.
+    pub(crate) fn base(&self) -> hbclient::ConfigBuilder {
+        self.base.clone()
     }
 
     /// Remembers a table to drop when the test ends (on a real HBase).

@@ -183,7 +183,7 @@ impl RpcConnection {
             watchdog: common.watchdog,
         };
         common.runtime.spawn(router.run());
-        metrics.connections_opened.fetch_add(1, Ordering::Relaxed);
+        metrics.connection_opened();
         tracing::debug!(addr = %spec.addr, service = spec.service.name(), "connected");
         Ok(Arc::new(RpcConnection {
             spec,
@@ -221,6 +221,7 @@ impl RpcConnection {
             call_id: Some(id),
             method_name: Some(method.to_string()),
             timeout: Some(timeout.as_millis().min(u128::from(u32::MAX)) as u32),
+            trace_info: crate::telemetry::trace_info(),
             ..Default::default()
         };
         let frame = frame::encode_request_with(header, param, cells_len, cells);
@@ -228,10 +229,13 @@ impl RpcConnection {
         let (reply, answer) = oneshot::channel();
         let deadline = Instant::now() + timeout;
         let span = tracing::trace_span!("rpc", method, server = %self.spec.addr, call_id = id);
-        self.metrics.rpc_started(method, sent_bytes);
+        self.metrics
+            .rpc_started(method, &self.spec.addr, sent_bytes);
         let mut guard = CancelGuard {
             cancels: &self.cancels,
             metrics: &self.metrics,
+            method,
+            server: &self.spec.addr,
             started: std::time::Instant::now(),
             id,
             armed: false,
@@ -322,6 +326,8 @@ impl RpcConnection {
 struct CancelGuard<'a> {
     cancels: &'a mpsc::UnboundedSender<Cancel>,
     metrics: &'a Metrics,
+    method: &'static str,
+    server: &'a str,
     started: std::time::Instant,
     id: u32,
     armed: bool,
@@ -330,7 +336,8 @@ struct CancelGuard<'a> {
 
 impl Drop for CancelGuard<'_> {
     fn drop(&mut self) {
-        self.metrics.rpc_finished(self.started.elapsed());
+        self.metrics
+            .rpc_finished(self.method, self.server, self.started.elapsed());
         if self.armed {
             let _ = self.cancels.send(Cancel {
                 id: self.id,

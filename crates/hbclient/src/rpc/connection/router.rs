@@ -4,7 +4,6 @@
 //! registering a call and failing the connection cannot race, and when the last handle is
 //! dropped the call channel closes and the task ends, closing the socket.
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -149,7 +148,7 @@ impl Router {
                         return Some(self.last_words(w, failed).await);
                     }
                     Ok(Wrote::Bytes(_)) => {
-                        self.metrics.writes.fetch_add(1, Ordering::Relaxed);
+                        self.metrics.socket_write();
                         let now = Instant::now();
                         w.write_idle_since = now;
                         w.read_idle_since = now;
@@ -166,7 +165,7 @@ impl Router {
                         return Some(Error::connection(format!("read from {} failed: {e}", self.addr)))
                     }
                     Ok(n) => {
-                        self.metrics.bytes_in.fetch_add(n as u64, Ordering::Relaxed);
+                        self.metrics.bytes_received(n as u64);
                         w.read_idle_since = Instant::now();
                         if let Err(e) = read::dispatch(&mut w.buf, &mut w.pending) {
                             return Some(e);
