@@ -22,10 +22,13 @@
 #   --presplit N        PE --presplit (DROPS and re-creates the table) [off]
 #   --output FILE.json  the result [none: summary only]
 #   --log FILE          PE's full output [<output>.log, else benches/peers/.work/pe-last.log]
-#   --heap SIZE         JVM -Xmx [1g]
+#   --heap SIZE         JVM -Xms/-Xmx [1g; 3g above 16 threads]
 # Always passed to PE: --nomapred --oneCon=true --autoFlush=true (one RPC per put, no BufferedMutator)
 # --latency --valueSize --table --rows. Version: the default pin DEFAULT_HBASE_VERSION of scripts/hbase/hbase.sh
-# (env HBASE_VERSION overrides). Env: JAVA_HOME MVN PE_WORK_DIR.
+# (env HBASE_VERSION overrides). Env: JAVA_HOME MVN PE_WORK_DIR; PE_CONF_DIR (a client configuration directory put
+# first on PE's classpath, so its hbase-site.xml/core-site.xml win: Kerberos/TLS settings, e.g. a copy of the
+# client_conf_dir that `scripts/hbase/hbase.sh start --security ...` prints; PE then logs in from the keytab named
+# there) and PE_JAVA_OPTS (extra JVM flags, e.g. -Djava.security.krb5.conf=...), both for `run` only.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -138,7 +141,7 @@ case "$cmd" in
   run)
     [ $# -ge 1 ] || die "usage: pe.sh run WORKLOAD [options]"
     WORKLOAD="$1"; shift
-    TABLE=TestTable ROWS=100000 THREADS=1 VSIZE=1000 PRESPLIT="" OUTPUT="" LOGF="" HEAP=1g
+    TABLE=TestTable ROWS=100000 THREADS=1 VSIZE=1000 PRESPLIT="" OUTPUT="" LOGF="" HEAP=1g HEAP_SET=0
     EXTRA=()
     while [ $# -gt 0 ]; do
       case "$1" in
@@ -150,11 +153,13 @@ case "$cmd" in
         --presplit) PRESPLIT="$2"; shift 2 ;;
         --output) OUTPUT="$2"; shift 2 ;;
         --log) LOGF="$2"; shift 2 ;;
-        --heap) HEAP="$2"; shift 2 ;;
+        --heap) HEAP="$2"; HEAP_SET=1; shift 2 ;;
         --) shift; EXTRA=("$@"); break ;;
         *) die "unknown option $1" ;;
       esac
     done
+    # 64 PE threads with --latency run out of a 1g heap (OutOfMemoryError, exit 255): more for many threads.
+    [ "$HEAP_SET" = 1 ] || [ "$THREADS" -le 16 ] || HEAP=3g
     PER=$((ROWS / THREADS))
     [ "$PER" -ge 1 ] || die "--rows ($ROWS) must be at least --threads ($THREADS)"
     [ $((PER * THREADS)) -eq "$ROWS" ] || log "note: $ROWS rows is not a multiple of $THREADS threads: PE runs $((PER * THREADS))"
@@ -169,8 +174,9 @@ case "$cmd" in
     PE_ARGS=(--nomapred --oneCon=true --autoFlush=true --latency --valueSize="$VSIZE" --table="$TABLE" --rows="$PER")
     [ -z "$PRESPLIT" ] || PE_ARGS+=(--presplit="$PRESPLIT")
     PE_ARGS+=("${EXTRA[@]}" "$WORKLOAD" "$THREADS")
-    JCMD=("$JAVA" "${JDK_FLAGS[@]}" -Xms"$HEAP" -Xmx"$HEAP" -XX:+UseG1GC
-      -Dlog4j2.configurationFile="$conf/log4j2.properties" -cp "$conf:$(cat "$CPFILE")"
+    PE_JOPTS=(); [ -z "${PE_JAVA_OPTS:-}" ] || read -r -a PE_JOPTS <<<"$PE_JAVA_OPTS"
+    JCMD=("$JAVA" "${JDK_FLAGS[@]}" "${PE_JOPTS[@]}" -Xms"$HEAP" -Xmx"$HEAP" -XX:+UseG1GC
+      -Dlog4j2.configurationFile="$conf/log4j2.properties" -cp "${PE_CONF_DIR:+$PE_CONF_DIR:}$conf:$(cat "$CPFILE")"
       org.apache.hadoop.hbase.PerformanceEvaluation "${PE_ARGS[@]}")
     log "PE: ${PE_ARGS[*]}"
     META="$(python3 - "$HBASE_VERSION" "$PE_MAPREDUCE_VERSION" "$ZK" "$WORKLOAD" "$THREADS" "$((PER * THREADS))" \

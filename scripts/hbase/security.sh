@@ -15,7 +15,10 @@
 # HBASE_RPC_PROTECTION (server list, privacy,integrity,authentication) HBASE_CLIENT_RPC_PROTECTION (client list
 # written to client-conf; default: the first entry of the server list) HBASE_KRB5_DEBUG (1: JDK Kerberos debug
 # output in the server log) HBASE_PROBE_JAVA_OPTS (extra JVM flags for `hbase.sh probe`, e.g.
-# -Dprobe.set.hbase.rpc.protection=integrity to override one client key).
+# -Dprobe.set.hbase.rpc.protection=integrity to override one client key) HBASE_SECURITY_ALLOW_PLAIN (1: the
+# server also accepts connections without TLS (hbase.server.netty.tls.supportplaintext=true) and clients without
+# Kerberos (hbase.ipc.server.fallback-to-simple-auth-allowed=true), so one warm server can serve plain, TLS and
+# Kerberos clients side by side; for benches/security/compare.sh; off by default).
 
 SEC_DIR="$RUN/security"
 SEC_CLIENT_DIR="$RUN/client-conf"
@@ -271,10 +274,15 @@ sec_write_conf() {
       sec_prop hbase.regionserver.kerberos.principal "hbase/_HOST@$SEC_REALM"
       sec_prop hbase.regionserver.keytab.file "$SEC_DIR/hbase.keytab"
       sec_prop hbase.rpc.protection "$SEC_SERVER_PROTECTION"
+      [ "${HBASE_SECURITY_ALLOW_PLAIN:-0}" != 1 ] || sec_prop hbase.ipc.server.fallback-to-simple-auth-allowed true
     fi
     if sec_tls; then
       sec_prop hbase.server.netty.tls.enabled true
-      sec_prop hbase.server.netty.tls.supportplaintext false
+      if [ "${HBASE_SECURITY_ALLOW_PLAIN:-0}" = 1 ]; then
+        sec_prop hbase.server.netty.tls.supportplaintext true
+      else
+        sec_prop hbase.server.netty.tls.supportplaintext false
+      fi
       sec_prop hbase.server.netty.tls.client.auth.mode "$(echo "$SEC_CLIENT_AUTH" | tr '[:lower:]' '[:upper:]')"
       sec_prop hbase.client.netty.tls.enabled true
       sec_prop hbase.rpc.tls.keystore.location "$SEC_DIR/tls/server.pem"

@@ -194,6 +194,16 @@ impl Error {
         Error::new(ErrorKind::Timeout, message)
     }
 
+    /// A write whose outcome cannot be known (kind [`ErrorKind::Timeout`]); never retried, as a
+    /// retry could not know either.
+    pub(crate) fn outcome_unknown(message: impl Into<String>) -> Error {
+        let mut e = Error::new(ErrorKind::Timeout, message);
+        Arc::get_mut(&mut e.inner)
+            .expect("a new error is not shared")
+            .retriable = false;
+        e
+    }
+
     /// What kind of error this is.
     pub fn kind(&self) -> ErrorKind {
         self.inner.kind

@@ -8,6 +8,7 @@ pub(crate) mod ops;
 mod result;
 mod scan;
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -24,7 +25,7 @@ pub use result::RowResult;
 pub use scan::{Scan, Scanner};
 
 use crate::codec::result_cells;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::locate::RegionLocation;
 use crate::retry::with_retries;
 use crate::shared::Core;
@@ -249,7 +250,8 @@ impl AsyncTable {
                     ));
                 }
                 let group = self.core.nonce_group;
-                self.retrying(
+                self.retrying_check(
+                    true,
                     &cam.row,
                     "Mutate",
                     |loc| mutate_request(loc, m, None, group, Some(condition.clone())),
@@ -278,7 +280,9 @@ impl AsyncTable {
         rm: &RowMutations,
         condition: Option<pb::Condition>,
     ) -> Result<bool> {
-        self.retrying(
+        let conditional = condition.is_some();
+        self.retrying_check(
+            conditional,
             &rm.row,
             "Multi",
             |loc| {
@@ -319,6 +323,53 @@ impl AsyncTable {
                     return Err(crate::table::batch::name_bytes_error(e));
                 }
                 Ok(result.processed.or(response.processed).unwrap_or(true))
+            },
+        )
+        .await
+    }
+
+    /// [`AsyncTable::retrying`] for a write whose answer says whether it was applied. When
+    /// `conditional`, a retry that comes back "not applied" after an earlier attempt may have
+    /// reached the server (it timed out or lost its connection once sent) cannot tell a failed
+    /// check from its own earlier attempt having applied the mutation (HBase evaluates the check
+    /// again on every attempt): that answer is an error saying the outcome is unknown, never a
+    /// plain `false`.
+    async fn retrying_check<M: prost::Message>(
+        &self,
+        conditional: bool,
+        row: &[u8],
+        method: &'static str,
+        request: impl Fn(&RegionLocation) -> (M, Bytes),
+        parse: impl Fn(ResponseFrame) -> Result<bool>,
+    ) -> Result<bool> {
+        let core = &self.core;
+        let (request, parse) = (&request, &parse);
+        let uncertain = std::sync::atomic::AtomicBool::new(false);
+        let uncertain = &uncertain;
+        with_retries(
+            core.policy(),
+            core.deadline(),
+            || core.count_retry(),
+            |attempt, deadline| async move {
+                let outcome = core
+                    .region_attempt(&self.name, row, attempt, deadline, method, request, parse)
+                    .await;
+                match outcome {
+                    Ok(false) if conditional && uncertain.load(Ordering::Relaxed) => {
+                        Err(Error::outcome_unknown(format!(
+                            "conditional {method}: attempt {} found the check false, but an \
+                             earlier attempt may have been applied (it timed out or lost its \
+                             connection after sending); the mutation may or may not be on the \
+                             server — read the row to find out",
+                            attempt + 1
+                        )))
+                    }
+                    Err(e) if matches!(e.kind(), ErrorKind::Timeout | ErrorKind::Connection) => {
+                        uncertain.store(true, Ordering::Relaxed);
+                        Err(e)
+                    }
+                    other => other,
+                }
             },
         )
         .await

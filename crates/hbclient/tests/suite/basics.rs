@@ -129,7 +129,8 @@ async fn operations_and_rpcs_are_traced_with_their_context() {
     let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
     // The operation span, the attempt span (table, region, server, attempt) and the RPC span
     // (method, server, call id) all close once.
-    assert!(log.contains("mutate"), "{log}");
+    assert!(log.contains(&format!("otel.name=PUT {name}")), "{log}");
+    assert!(log.contains("db.operation.name=\"PUT\""), "{log}");
     assert!(
         log.contains("attempt") && log.contains("attempt=0") && log.contains("region="),
         "{log}"

@@ -49,6 +49,48 @@ async fn delay_is_waited_out() {
     assert_eq!(conn.metrics().retries, 0, "a slow answer is not a failure");
 }
 
+/// A conditional write whose first attempt times out but is applied later by the server: the
+/// retry finds the check false. That is not "the check failed" — the caller gets an error that
+/// says the outcome is unknown, and the mutation is indeed on the server.
+#[tokio::test]
+async fn a_retried_check_that_finds_its_own_write_reports_an_unknown_outcome() {
+    use hbclient::CheckAndMutate;
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("a_retried_check_that_finds_its_own_write_reports_an_unknown_outcome")
+    else {
+        return;
+    };
+    let (_conn, t, _) = setup(&c, |b| {
+        b.rpc_timeout(Duration::from_millis(200))
+            .pause(Duration::from_millis(600))
+    })
+    .await;
+    let cas = |expect: &'static str, next: &'static str| {
+        CheckAndMutate::row("a")
+            .if_equals("f", "q", expect)
+            .then_put(Put::new("a").add("f", "q", next))
+            .unwrap()
+    };
+    // Served 400 ms late: after the client's 200 ms RPC timeout, before its retry at ~800 ms.
+    let late = mini.faults().add(Rule::new(
+        Match::method("Mutate").times(1),
+        Reaction::Delay(Duration::from_millis(400)),
+    ));
+    let err = t.check_and_mutate(cas("A", "B")).await.unwrap_err();
+    assert_eq!(mini.faults().fired(late), 1);
+    assert_eq!(err.kind(), ErrorKind::Timeout, "{err}");
+    assert!(!err.is_retriable(), "{err}");
+    assert!(err.message().contains("may have been applied"), "{err}");
+    assert_eq!(
+        get_value(&t, "a").await,
+        b"B",
+        "the late first attempt was applied"
+    );
+    // Without an uncertain attempt before it, a failed check is a plain `false`.
+    assert!(!t.check_and_mutate(cas("A", "C")).await.unwrap());
+    assert!(t.check_and_mutate(cas("B", "C")).await.unwrap());
+}
+
 #[tokio::test]
 async fn region_too_busy_and_not_serving_are_retried() {
     let c = TestCluster::start().await;
