@@ -8,6 +8,8 @@
 #   scripts/chaos-cluster.sh                 # short schedule, 100 s of workload
 #   HBCLIENT_CHAOS_SECS=300 HBCLIENT_CHAOS_SCHEDULE=full scripts/chaos-cluster.sh   # the 5-minute run
 #   CHAOS_RELEASE=1 ...                      # build the test in release mode (long runs)
+#   HBCLIENT_CHAOS_JAVA_PEER=1 ...           # the Java client (scripts/hbase/src/ChaosPeer.java) beside hbclient,
+#                                            # recovery per event side by side (BENCHMARKS.md, "Reliability")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -12,6 +12,8 @@
 #   hbase.sh verify wal|pause [rsK] [ROWS]  WAL recovery / pause-past-session-timeout checks (then restarts rsK)
 #   hbase.sh admin regions [TABLE] | move ENCODED [rsK] | split TABLE|ENCODED [ROW] | merge ENC ENC | balance
 #                                         | create TABLE [SPLITKEY...] | drop TABLE
+#   hbase.sh peer TABLE SECS LOGFILE      the Java client's chaos workload (src/ChaosPeer.java) on TABLE for SECS
+#                                         seconds, beside tests/cluster_chaos.rs (HBCLIENT_CHAOS_JAVA_PEER=1)
 #
 # status/stop address the cluster whenever one was started and not stopped (cluster.env exists); add --standalone
 # to address the standalone instance instead. `status --cluster` prints the JSON even when no cluster is registered.
@@ -31,7 +33,7 @@ cluster_owns() {
   local a1="${2:-}"
   case "$c" in
     start) [ -n "${REGION_SERVERS:-}" ] ;;
-    kill | pause | resume | verify | admin) return 0 ;;
+    kill | pause | resume | verify | admin | peer) return 0 ;;
     restart) [ -n "${REGION_SERVERS:-}" ] || [[ "$a1" =~ ^(rs[0-9]+|master|zookeeper)$ ]] ;;
     log) [[ "$a1" =~ ^(rs[0-9]+|master|zookeeper)$ ]] ;;
     status) [ "$a1" = --cluster ] || { [ "$a1" != --standalone ] && [ -f "$CL_ENV" ]; } ;;
@@ -329,6 +331,15 @@ cl_check() {
     -cp "$CHECK_DIR:$(cat "$CPFILE")" ClusterCheck "$@"
 }
 
+# The Java client beside hbclient in the chaos run: src/ChaosPeer.java (compiled by fetch with the probe tools).
+cl_peer() {
+  [ $# -ge 3 ] || die "usage: hbase.sh peer TABLE SECS LOGFILE"
+  HBASE_VERSION="$C_VERSION"
+  fetch
+  "$JAVA" "${JDK_FLAGS[@]}" -Xmx384m -Dlog4j2.configurationFile="$HERE/conf/log4j2-client.properties" \
+    -Dpeer.zk="127.0.0.1:$C_ZK_PORT" -cp "$PROBE_DIR:$(cat "$CPFILE")" ChaosPeer "$@"
+}
+
 cl_print_endpoints() {
   local n all=""
   echo "zookeeper=127.0.0.1:$C_ZK_PORT"
@@ -563,6 +574,7 @@ cluster_main() {
     kill | pause | resume) cl_signal "$c" "${1:-}" ;;
     log) [ -f "$(cl_log "$1")" ] || die "no log $(cl_log "$1")"; tail -n "${2:-100}" "$(cl_log "$1")" ;;
     verify) cl_verify "$@" ;;
+    peer) cl_peer "$@" ;;
     admin)
       [ $# -gt 0 ] || die "usage: hbase.sh admin regions [TABLE] | move ENCODED [rsK] | split TABLE|ENCODED [ROW] | merge ENC ENC | balance | create TABLE [SPLITKEY...] | drop TABLE"
       cl_check "$@" ;;

@@ -182,7 +182,10 @@ impl Core {
             Err(e) => Err(e),
         };
         match outcome {
-            Ok(value) => Ok(value),
+            Ok(value) => {
+                self.locator.confirm(&loc);
+                Ok(value)
+            }
             Err(e) => Err(self.after_region_error(table, &loc, e, deadline).await),
         }
     }

@@ -25,6 +25,12 @@
 //! HBCLIENT_CHAOS_SECS=300 cargo test --release -p hbclient --test cluster_chaos -- --nocapture`.
 //! Short (CI, `scripts/chaos-cluster.sh`): `HBCLIENT_CHAOS_SCHEDULE=short HBCLIENT_CHAOS_SECS=80`
 //! runs one move, one kill and one pause (each followed by a restart).
+//!
+//! `HBCLIENT_CHAOS_JAVA_PEER=1`: the Java client runs the same workload shape beside hbclient, on
+//! its own rows of the same table (`hbase.sh peer`, `scripts/hbase/src/ChaosPeer.java`), under
+//! the same events; its per-operation log gives its recovery per event by the same rule, and its
+//! meta cache misses and RPCs to hbase:meta stand beside hbclient's meta lookups. The peer checks
+//! its own acknowledged writes with a full scan; the test fails if it found any missing or wrong.
 
 mod common;
 
@@ -32,7 +38,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use common::*;
 use hbclient::{Config, Connection, Get, MutatorOptions, TableDescriptor};
@@ -45,6 +51,160 @@ const RPC_TIMEOUT: Duration = Duration::from_secs(5);
 const DEADLINE_SLACK: Duration = Duration::from_secs(3);
 /// A pause longer than the ZooKeeper session timeout (10 s), so the master declares it dead.
 const PAUSE_FOR: Duration = Duration::from_secs(16);
+
+/// The Java client beside hbclient (`HBCLIENT_CHAOS_JAVA_PEER=1`): `hbase.sh peer TABLE SECS LOG`.
+struct JavaPeer {
+    child: std::process::Child,
+    dir: PathBuf,
+    /// One moment on both clocks: the peer logs epoch milliseconds.
+    anchor: (Instant, SystemTime),
+}
+
+/// The peer's rows (`HH-jTASK-I`, `jcounter-N`, `jcas-TASK`); hbclient's keys never match.
+fn peer_row(key: &str) -> bool {
+    key.starts_with('j') || key.get(2..4) == Some("-j")
+}
+
+/// What the peer logged and printed.
+#[derive(Default)]
+struct PeerRun {
+    exit_ok: bool,
+    stdout: String,
+    /// Successful single-row operations: started, finished (epoch ms), row.
+    successes: Vec<(f64, f64, String)>,
+    /// Errors callers saw: when (epoch ms), what.
+    errors: Vec<(f64, String)>,
+    /// Samples: when (epoch ms), meta cache misses, RPCs to hbase:meta.
+    meta: Vec<(f64, u64, u64)>,
+}
+
+impl PeerRun {
+    /// Meta cache misses and meta RPCs as sampled last at or before `t`.
+    fn meta_at(&self, t: f64) -> (u64, u64) {
+        self.meta
+            .iter()
+            .take_while(|(at, _, _)| *at <= t)
+            .last()
+            .map(|&(_, a, b)| (a, b))
+            .unwrap_or((0, 0))
+    }
+}
+
+impl JavaPeer {
+    fn start(hbase_sh: &Path, table: &str, secs: u64) -> JavaPeer {
+        let dir = std::env::temp_dir().join(format!("hbclient-chaos-peer-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("peer directory");
+        let child = std::process::Command::new("bash")
+            .arg(hbase_sh)
+            .args(["peer", table, &secs.to_string()])
+            .arg(dir.join("ops.log"))
+            .stdout(std::fs::File::create(dir.join("stdout")).unwrap())
+            .stderr(std::fs::File::create(dir.join("stderr")).unwrap())
+            .spawn()
+            .expect("start the Java peer (hbase.sh peer)");
+        println!("java peer: started, logging to {}", dir.display());
+        JavaPeer {
+            child,
+            dir,
+            anchor: (Instant::now(), SystemTime::now()),
+        }
+    }
+
+    /// Waits until the peer's workload began (its JVM takes seconds to start on a busy box), so
+    /// both clients' windows open together.
+    async fn wait_started(&mut self, cap: Duration) {
+        let give_up = Instant::now() + cap;
+        loop {
+            let log = std::fs::read_to_string(self.dir.join("ops.log")).unwrap_or_default();
+            if log.starts_with("start ") {
+                println!("java peer: workload started");
+                return;
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!(
+                    "the Java peer exited with {status} before starting: {}",
+                    std::fs::read_to_string(self.dir.join("stderr")).unwrap_or_default()
+                );
+            }
+            assert!(
+                Instant::now() < give_up,
+                "the Java peer did not start within {cap:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// `at` in epoch milliseconds, the peer's clock.
+    fn ms(&self, at: Instant) -> f64 {
+        let base = self
+            .anchor
+            .1
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64()
+            * 1000.0;
+        if at >= self.anchor.0 {
+            base + (at - self.anchor.0).as_secs_f64() * 1000.0
+        } else {
+            base - (self.anchor.0 - at).as_secs_f64() * 1000.0
+        }
+    }
+
+    /// Waits (up to `cap`) for the peer to finish its workload and its check, and reads its log.
+    async fn finish(&mut self, cap: Duration) -> PeerRun {
+        let give_up = Instant::now() + cap;
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() < give_up => {
+                    tokio::time::sleep(Duration::from_millis(500)).await
+                }
+                _ => break None,
+            }
+        };
+        let read = |f: &str| std::fs::read_to_string(self.dir.join(f)).unwrap_or_default();
+        let mut run = PeerRun {
+            exit_ok: status.is_some_and(|s| s.success()),
+            stdout: read("stdout"),
+            ..PeerRun::default()
+        };
+        if status.is_none() {
+            eprintln!(
+                "java peer: still running after {cap:?}; stderr: {}",
+                read("stderr")
+            );
+        } else if !run.exit_ok {
+            eprintln!("java peer: exited with {status:?}; stderr tail: {}", {
+                let e = read("stderr");
+                e.lines().rev().take(20).collect::<Vec<_>>().join("\n")
+            });
+        }
+        for line in read("ops.log").lines() {
+            let f: Vec<&str> = line.splitn(5, ' ').collect();
+            let num = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok());
+            match f[0] {
+                "ok" if f.len() >= 5 => {
+                    if let (Some(a), Some(b)) = (num(2), num(3)) {
+                        run.successes.push((a, b, f[4].to_string()));
+                    }
+                }
+                "err" if f.len() >= 4 => {
+                    if let Some(at) = num(2) {
+                        let what: String = f[3..].join(" ").chars().take(80).collect();
+                        run.errors.push((at, format!("{}: {what}", f[1])));
+                    }
+                }
+                "meta" => {
+                    if let (Some(at), Some(a), Some(b)) = (num(1), num(2), num(3)) {
+                        run.meta.push((at, a as u64, b as u64));
+                    }
+                }
+                _ => {}
+            }
+        }
+        run
+    }
+}
 
 struct Target {
     hbase_sh: PathBuf,
@@ -566,6 +726,13 @@ async fn real_cluster_chaos() {
         .await
         .expect("create the chaos table");
 
+    let with_peer = std::env::var("HBCLIENT_CHAOS_JAVA_PEER").is_ok_and(|v| v == "1");
+    // The JVM takes a few seconds to start: its workload window opens a little later.
+    let mut peer = with_peer.then(|| JavaPeer::start(&target.hbase_sh, &name, secs));
+    if let Some(p) = peer.as_mut() {
+        p.wait_started(Duration::from_secs(180)).await;
+    }
+
     let ledger = Arc::new(Mutex::new(Ledger::default()));
     // Meta lookups over time, so each event's recovery interval can be charged its share.
     let sampling = Arc::new(AtomicBool::new(true));
@@ -671,9 +838,13 @@ async fn real_cluster_chaos() {
     }
     let probe_took = probe_started.elapsed();
 
-    let verdict = verify_by_full_scan(&table, &ledger)
+    let verdict = verify_by_full_scan_except(&table, &ledger, |k| with_peer && peer_row(k))
         .await
         .expect("the final full scan");
+    let peer_run = match peer.as_mut() {
+        Some(p) => Some(p.finish(Duration::from_secs(300)).await),
+        None => None,
+    };
     let m = conn.metrics();
     let l = std::mem::take(&mut *ledger.lock().unwrap());
     let samples = std::mem::take(&mut *samples.lock().unwrap());
@@ -721,8 +892,18 @@ async fn real_cluster_chaos() {
         final_regions.len() - unanswered.len(),
         probe_took
     );
-    println!("\n| t (s) | event | regions | recovery (s) | meta lookups | errors callers saw |");
-    println!("|---|---|---|---|---|---|");
+    if peer_run.is_some() {
+        println!(
+            "\n| t (s) | event | regions | hbclient recovery (s) | hbclient meta lookups | Java recovery (s) | Java meta lookups / RPCs | errors hbclient callers saw | errors Java callers saw |"
+        );
+        println!("|---|---|---|---|---|---|---|---|---|");
+    } else {
+        println!(
+            "\n| t (s) | event | regions | recovery (s) | meta lookups | errors callers saw |"
+        );
+        println!("|---|---|---|---|---|---|");
+    }
+    let mut java_recovery_by_kind: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     let mut recovery_by_kind: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for (i, e) in schedule.events.iter().enumerate() {
         let next = schedule
@@ -769,8 +950,59 @@ async fn real_cluster_chaos() {
             None if e.affected.is_empty() => ("n/a".into(), "n/a".into()),
             None => ("none seen".into(), "-".into()),
         };
+        let Some((p, run)) = peer.as_ref().zip(peer_run.as_ref()) else {
+            println!(
+                "| {:.1} | {}{} | {} | {recovery} | {meta} | {errors} |",
+                (e.at - started).as_secs_f64(),
+                e.what,
+                if e.outcome.is_ok() { "" } else { " (FAILED)" },
+                e.affected.len()
+            );
+            continue;
+        };
+        // The Java client's recovery by the same rule, on its own clock.
+        let (at_ms, next_ms) = (p.ms(e.at), p.ms(next));
+        let java_recovered = if e.affected.is_empty() {
+            None
+        } else {
+            run.successes
+                .iter()
+                .filter(|(s, _, key)| {
+                    *s >= at_ms && e.affected.iter().any(|(a, b)| in_range(key, a, b))
+                })
+                .map(|(_, f, _)| *f)
+                .min_by(f64::total_cmp)
+        };
+        let (java_recovery, java_meta) = match java_recovered {
+            Some(done) => {
+                let secs = (done - at_ms) / 1000.0;
+                let kind = e.what.split_whitespace().next().unwrap_or("");
+                java_recovery_by_kind.entry(kind).or_default().push(secs);
+                let (m0, r0) = run.meta_at(at_ms);
+                let (m1, r1) = run.meta_at(done);
+                (format!("{secs:.2}"), format!("{} / {}", m1 - m0, r1 - r0))
+            }
+            None if e.affected.is_empty() => ("n/a".into(), "n/a".into()),
+            None => ("none seen".into(), "-".into()),
+        };
+        let mut java_errors: BTreeMap<&str, u64> = BTreeMap::new();
+        for (at, what) in &run.errors {
+            if *at >= at_ms && *at < next_ms {
+                *java_errors.entry(what.as_str()).or_default() += 1;
+            }
+        }
+        let java_errors = if java_errors.is_empty() {
+            "none".to_string()
+        } else {
+            java_errors
+                .iter()
+                .take(4)
+                .map(|(k, n)| format!("{n}× {k}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
         println!(
-            "| {:.1} | {}{} | {} | {recovery} | {meta} | {errors} |",
+            "| {:.1} | {}{} | {} | {recovery} | {meta} | {java_recovery} | {java_meta} | {errors} | {java_errors} |",
             (e.at - started).as_secs_f64(),
             e.what,
             if e.outcome.is_ok() { "" } else { " (FAILED)" },
@@ -778,6 +1010,19 @@ async fn real_cluster_chaos() {
         );
     }
     println!("\nrecovery by event kind (s): {recovery_by_kind:?}");
+    if let Some(run) = &peer_run {
+        println!("Java client recovery by event kind (s): {java_recovery_by_kind:?}");
+        let (misses, rpcs) = run.meta.last().map(|&(_, a, b)| (a, b)).unwrap_or((0, 0));
+        println!(
+            "Java client: {} successes and {} errors logged, {misses} meta cache misses, {rpcs} RPCs to hbase:meta; hbclient rows left out of its check: {}",
+            run.successes.len(),
+            run.errors.len(),
+            verdict.others
+        );
+        for line in run.stdout.lines().filter(|l| l.starts_with("peer")) {
+            println!("{line}");
+        }
+    }
     if !verdict.missing.is_empty() {
         println!(
             "first missing rows: {:?}",
@@ -794,6 +1039,13 @@ async fn real_cluster_chaos() {
         verdict.counter_violations,
         verdict.cas_violations
     );
+    if let Some(run) = &peer_run {
+        assert!(
+            run.exit_ok && run.stdout.contains("peer verdict ok"),
+            "the Java peer failed or found acknowledged writes missing or wrong: {}",
+            run.stdout
+        );
+    }
     let stray: Vec<_> = l
         .buffered_failed
         .iter()

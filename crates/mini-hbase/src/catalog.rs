@@ -3,11 +3,11 @@
 //! `hbase:meta` is not stored separately: its rows are rendered from this catalog whenever meta is
 //! read, so meta and the regions' real state can never disagree.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
-use hbclient_proto::meta::{self, TableName};
+use hbclient_proto::meta::{self, MetaRowKey, TableName};
 use hbclient_proto::pb;
 
 use crate::exception::{class, RemoteException};
@@ -134,6 +134,8 @@ pub(crate) struct Catalog {
     pub(crate) namespaces: std::collections::BTreeSet<String>,
     /// Online regions by full name.
     pub(crate) regions: HashMap<Bytes, Placement>,
+    /// The same names in hbase:meta order, so a meta scan renders only the rows it returns.
+    pub(crate) meta_order: BTreeSet<MetaRowKey>,
     /// Full names by encoded name.
     encoded: HashMap<String, Bytes>,
     next_open_seq: u64,
@@ -161,6 +163,7 @@ impl Catalog {
         self.next_open_seq += 2;
         self.encoded
             .insert(region.encoded.clone(), region.name.clone());
+        self.meta_order.insert(MetaRowKey(region.name.clone()));
         self.regions.insert(
             region.name.clone(),
             Placement {
@@ -178,6 +181,8 @@ impl Catalog {
     pub(crate) fn retire_region(&mut self, name: &[u8]) -> Option<Placement> {
         let placement = self.regions.remove(name)?;
         self.encoded.remove(&placement.region.encoded);
+        self.meta_order
+            .remove(&MetaRowKey(placement.region.name.clone()));
         placement.region.lock().closed = true;
         Some(placement)
     }

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use hbclient_proto::cell::Cell;
-use hbclient_proto::meta::compare_meta_rows;
 use hbclient_proto::pb;
 
 use crate::catalog::Region;
@@ -322,7 +321,6 @@ fn next_batch(conn: &Conn, s: &mut Scanner, rows: usize) -> Result<Batch, Remote
         more_results: true,
     };
     let mut size = 0u64;
-    let meta_rows = matches!(s.source, Source::Meta).then(|| crate::meta_table::rows(&conn.shared));
     while batch.results.len() < rows && size < s.max_result_size {
         if s.rows_left == Some(0) {
             break;
@@ -333,7 +331,7 @@ fn next_batch(conn: &Conn, s: &mut Scanner, rows: usize) -> Result<Batch, Remote
         }
         let (row, cells) = match s.pending.take() {
             Some(pending) => pending,
-            None => match next_row(s, meta_rows.as_deref(), &mut batch)? {
+            None => match next_row(s, &conn.shared, &mut batch)? {
                 Some(found) => found,
                 None => {
                     batch.more_in_region = false;
@@ -390,13 +388,13 @@ fn cut(mut cells: Vec<Cell>, s: &Scanner, budget: u64) -> (Vec<Cell>, Vec<Cell>)
 /// The next row with visible cells that passes the filter, advancing the position.
 fn next_row(
     s: &mut Scanner,
-    meta_rows: Option<&[crate::meta_table::MetaRow]>,
+    shared: &crate::cluster::Shared,
     counts: &mut Batch,
 ) -> Result<Option<(Bytes, Vec<Cell>)>, RemoteException> {
     loop {
-        let found = match (&s.source, meta_rows) {
-            (Source::Meta, Some(rows)) => next_meta_row(s, rows),
-            (Source::Region(region), _) => {
+        let found = match &s.source {
+            Source::Meta => next_meta_row(s, shared),
+            Source::Region(region) => {
                 let data = region.lock_open()?;
                 let (lower, upper) = resume_bounds(s);
                 let key = data
@@ -409,7 +407,6 @@ fn next_row(
                     (key, cells)
                 })
             }
-            (Source::Meta, None) => None,
         };
         let Some((key, cells)) = found else {
             return Ok(None);
@@ -458,26 +455,12 @@ fn as_ref(b: &Bound<Bytes>) -> Bound<&[u8]> {
 }
 
 /// The next meta row within the scanner's bounds, in meta-comparator order.
-fn next_meta_row(s: &Scanner, rows: &[crate::meta_table::MetaRow]) -> Option<(Bytes, Vec<Cell>)> {
+fn next_meta_row(s: &Scanner, shared: &crate::cluster::Shared) -> Option<(Bytes, Vec<Cell>)> {
     let (lower, upper) = resume_bounds(s);
-    let above = |key: &Bytes| match &lower {
-        Bound::Unbounded => true,
-        Bound::Included(l) => compare_meta_rows(key, l).is_ge(),
-        Bound::Excluded(l) => compare_meta_rows(key, l).is_gt(),
-    };
-    let below = |key: &Bytes| match &upper {
-        Bound::Unbounded => true,
-        Bound::Included(u) => compare_meta_rows(key, u).is_le(),
-        Bound::Excluded(u) => compare_meta_rows(key, u).is_lt(),
-    };
-    let mut inside = rows.iter().filter(|(k, _)| above(k) && below(k));
-    let found = if s.reversed {
-        inside.next_back()
-    } else {
-        inside.next()
-    }?;
-    let cells = crate::meta_table::select_columns(found.1.clone(), &s.columns);
-    Some((found.0.clone(), cells))
+    let (key, cells) =
+        crate::meta_table::next_row(shared, as_ref(&lower), as_ref(&upper), s.reversed)?;
+    let cells = crate::meta_table::select_columns(cells, &s.columns);
+    Some((key, cells))
 }
 
 /// Builds the response: cells in the cellblock (`cells_per_result` + partial flags) when the

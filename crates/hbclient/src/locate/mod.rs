@@ -2,15 +2,32 @@
 //!
 //! Locations are cached per table, ordered by start key. A miss costs one reversed scan of
 //! hbase:meta, as HBase's own clients do it; concurrent misses on one table share the lookups
-//! (one at a time per table, each re-checking the cache first). Stale entries are dropped on
-//! NotServingRegion-style errors and connection failures, and rewritten on RegionMoved.
+//! (one at a time per table, each re-checking the cache first). A lookup reads up to
+//! [`META_PREFETCH`] rows and caches the wanted region's predecessors too (HBase's
+//! `hbase.client.locate.prefetch.limit`), so a cold start touching many regions costs a
+//! fraction of a lookup per region. Stale entries are dropped on NotServingRegion-style errors
+//! and connection failures, and rewritten on RegionMoved.
+//!
+//! After a region server dies, hbase:meta keeps naming it for its regions until the master has
+//! declared it dead and reassigned them (a ZooKeeper session timeout plus WAL splitting: often
+//! 10–20 s). Every retry of every operation waiting on those regions would re-read meta and get
+//! the same answer. So the locator remembers the regions whose calls failed: while meta keeps
+//! answering the same server for one of them, the next lookup of the region (and of the
+//! server's other failed regions: the master reassigns them together) waits a gap that doubles
+//! from [`RELOOKUP_FIRST_GAP`] up to [`RELOOKUP_MAX_GAP`] (never past the operation's deadline),
+//! and waiting operations share that one lookup. The repeated answer stays cached only until
+//! the gap has passed, so operations that start once meta has moved on learn the new server
+//! within one gap instead of waiting out an RPC timeout on a paused server. An answer naming
+//! another server ends it; so does a successful call to the answered server (alive after all).
 
 mod registry;
 mod zk;
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
 use bytes::Bytes;
 use hbclient_proto::cell::Cell;
@@ -52,6 +69,53 @@ impl RegionLocation {
 }
 
 type TableCache = BTreeMap<Bytes, Arc<RegionLocation>>;
+
+/// Meta rows one lookup reads: the wanted region and up to this many minus one before it.
+pub(crate) const META_PREFETCH: u32 = 10;
+/// The wait before re-reading a failed region's location once meta answered it unchanged.
+pub(crate) const RELOOKUP_FIRST_GAP: Duration = Duration::from_millis(200);
+/// The longest such wait (the gap doubles with each unchanged answer).
+pub(crate) const RELOOKUP_MAX_GAP: Duration = Duration::from_millis(1600);
+/// A failure older than this starts a fresh count of unchanged answers.
+const FAILED_FORGET: Duration = Duration::from_secs(30);
+
+/// A region whose calls failed, as it was located then.
+#[derive(Debug)]
+struct Failed {
+    loc: Arc<RegionLocation>,
+    /// When its calls last failed.
+    at: tokio::time::Instant,
+    /// Lookups since then whose answer was the same region on the same server.
+    unchanged: u32,
+    /// No new lookup of it before this.
+    not_before: tokio::time::Instant,
+}
+
+/// The gap after `unchanged` answers that repeated a failed location.
+fn relookup_gap(unchanged: u32) -> Duration {
+    RELOOKUP_FIRST_GAP
+        .saturating_mul(1 << unchanged.saturating_sub(1).min(8))
+        .min(RELOOKUP_MAX_GAP)
+}
+
+/// The entry of `map` (keyed by region start) whose region is the wanted one.
+fn covering<'m, T>(
+    map: &'m BTreeMap<Bytes, T>,
+    want: Want<'_>,
+    loc: impl Fn(&T) -> &RegionLocation,
+) -> Option<&'m T> {
+    let candidate = match want {
+        Want::At(row) => map
+            .range::<[u8], _>((Bound::Unbounded, Bound::Included(row)))
+            .next_back(),
+        Want::Before(row) => map
+            .range::<[u8], _>((Bound::Unbounded, Bound::Excluded(row)))
+            .next_back(),
+        Want::Last => map.iter().next_back(),
+    };
+    let (_, v) = candidate?;
+    want.matches(loc(v)).then_some(v)
+}
 
 /// Which region a lookup wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +167,10 @@ pub(crate) struct Locator {
     cache: RwLock<HashMap<TableName, TableCache>>,
     lookups: Mutex<HashMap<TableName, Arc<tokio::sync::Mutex<()>>>>,
     meta: RwLock<Option<String>>,
+    /// Regions whose calls failed, per table by start key (see the module documentation).
+    failed: Mutex<HashMap<TableName, BTreeMap<Bytes, Failed>>>,
+    /// How many there are (read without the lock on every successful call).
+    failing: std::sync::atomic::AtomicUsize,
 }
 
 impl Locator {
@@ -113,19 +181,136 @@ impl Locator {
     }
 
     fn cached_for(&self, table: &TableName, want: Want<'_>) -> Option<Arc<RegionLocation>> {
-        let cache = self.cache.read().unwrap_or_else(|e| e.into_inner());
-        let regions = cache.get(table)?;
-        let candidate = match want {
-            Want::At(row) => regions
-                .range::<[u8], _>((Bound::Unbounded, Bound::Included(row)))
-                .next_back(),
-            Want::Before(row) => regions
-                .range::<[u8], _>((Bound::Unbounded, Bound::Excluded(row)))
-                .next_back(),
-            Want::Last => regions.iter().next_back(),
+        let loc = {
+            let cache = self.cache.read().unwrap_or_else(|e| e.into_inner());
+            covering(cache.get(table)?, want, |l| l).cloned()?
         };
-        let (_, loc) = candidate?;
-        want.matches(loc).then(|| loc.clone())
+        if self.failing.load(Ordering::Relaxed) > 0 && self.expired(&loc) {
+            return None;
+        }
+        Some(loc)
+    }
+
+    /// Whether `loc` is a failed location that meta answered again and whose gap has passed:
+    /// it is used until then, and looked up again after (meta may have moved on meanwhile).
+    fn expired(&self, loc: &RegionLocation) -> bool {
+        let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        failed
+            .get(&loc.table)
+            .and_then(|r| r.get(&loc.start))
+            .is_some_and(|f| {
+                f.unchanged > 0
+                    && f.loc.name == loc.name
+                    && f.loc.server == loc.server
+                    && tokio::time::Instant::now() >= f.not_before
+            })
+    }
+
+    /// Remembers locations whose calls just failed.
+    fn note_failed(&self, locs: impl IntoIterator<Item = Arc<RegionLocation>>) {
+        let now = tokio::time::Instant::now();
+        let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        for loc in locs {
+            let regions = failed.entry(loc.table.clone()).or_default();
+            match regions.get_mut(&loc.start) {
+                Some(f) if f.loc.name == loc.name && f.loc.server == loc.server => {
+                    if now.duration_since(f.at) > FAILED_FORGET {
+                        f.unchanged = 0;
+                    }
+                    f.at = now;
+                }
+                _ => {
+                    regions.insert(
+                        loc.start.clone(),
+                        Failed {
+                            loc,
+                            at: now,
+                            unchanged: 0,
+                            not_before: now,
+                        },
+                    );
+                }
+            }
+        }
+        self.failing
+            .store(failed.values().map(|r| r.len()).sum(), Ordering::Relaxed);
+    }
+
+    /// Books a lookup's answer: when it repeats a recently failed location, the next lookup of
+    /// that region waits a longer gap, and the cached answer is used only until then (true is
+    /// returned). Another answer, or one long after the failure, forgets the failure.
+    fn note_answer(&self, loc: &RegionLocation) -> bool {
+        let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(regions) = failed.get_mut(&loc.table) else {
+            return false;
+        };
+        let now = tokio::time::Instant::now();
+        let not_before = match regions.get_mut(&loc.start) {
+            Some(f)
+                if f.loc.name == loc.name
+                    && f.loc.server == loc.server
+                    && now.duration_since(f.at) <= FAILED_FORGET =>
+            {
+                f.unchanged += 1;
+                f.not_before = now + relookup_gap(f.unchanged);
+                Some(f.not_before)
+            }
+            Some(_) => {
+                regions.remove(&loc.start);
+                None
+            }
+            None => None,
+        };
+        if regions.is_empty() {
+            failed.remove(&loc.table);
+        }
+        // Meta still names the failed server: its other failed regions wait as long (the master
+        // reassigns a dead server's regions together, in one crash procedure).
+        if let Some(not_before) = not_before {
+            for f in failed.values_mut().flat_map(|r| r.values_mut()) {
+                if f.loc.server == loc.server && f.not_before < not_before {
+                    f.not_before = not_before;
+                }
+            }
+        }
+        self.failing
+            .store(failed.values().map(|r| r.len()).sum(), Ordering::Relaxed);
+        not_before.is_some()
+    }
+
+    /// A call to `loc` succeeded: if it was a failed location that meta answered again, the
+    /// server is fine after all: keep it cached for good and forget the failure.
+    pub(crate) fn confirm(&self, loc: &Arc<RegionLocation>) {
+        if self.failing.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(regions) = failed.get_mut(&loc.table) else {
+            return;
+        };
+        if !regions
+            .get(&loc.start)
+            .is_some_and(|f| f.loc.name == loc.name && f.loc.server == loc.server)
+        {
+            return;
+        }
+        regions.remove(&loc.start);
+        if regions.is_empty() {
+            failed.remove(&loc.table);
+        }
+        self.failing
+            .store(failed.values().map(|r| r.len()).sum(), Ordering::Relaxed);
+        drop(failed);
+        if self.cached_for(&loc.table, Want::At(&loc.start)).is_none() {
+            self.insert(RegionLocation::clone(loc));
+        }
+    }
+
+    /// When the wanted region may be looked up again, if not yet.
+    fn relookup_after(&self, table: &TableName, want: Want<'_>) -> Option<tokio::time::Instant> {
+        let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        let f = covering(failed.get(table)?, want, |f| &f.loc)?;
+        (f.not_before > tokio::time::Instant::now()).then_some(f.not_before)
     }
 
     fn insert(&self, loc: RegionLocation) -> Arc<RegionLocation> {
@@ -169,14 +354,15 @@ impl Locator {
             return;
         }
         let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
-        if let Some(regions) = cache.get_mut(&loc.table) {
-            if regions
+        let removed = cache.get_mut(&loc.table).and_then(|regions| {
+            regions
                 .get(&loc.start)
                 .is_some_and(|r| r.name == loc.name && r.server == loc.server)
-            {
-                regions.remove(&loc.start);
-            }
-        }
+                .then(|| regions.remove(&loc.start))
+                .flatten()
+        });
+        drop(cache);
+        self.note_failed(removed);
     }
 
     /// Points a region at the server it moved to.
@@ -189,9 +375,18 @@ impl Locator {
     /// Forgets every location on a server (it died or stopped).
     pub(crate) fn invalidate_server(&self, server: &str) {
         let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
+        let mut removed = Vec::new();
         for regions in cache.values_mut() {
-            regions.retain(|_, r| r.server != server);
+            regions.retain(|_, r| {
+                let keep = r.server != server;
+                if !keep {
+                    removed.push(r.clone());
+                }
+                keep
+            });
         }
+        drop(cache);
+        self.note_failed(removed);
         let mut meta = self.meta.write().unwrap_or_else(|e| e.into_inner());
         if meta.as_deref() == Some(server) {
             *meta = None;
@@ -216,6 +411,8 @@ impl Locator {
                 } else {
                     self.invalidate(loc);
                 }
+                // Also when the location was not cached (a repeated answer only its caller tried).
+                self.note_failed([Arc::new(loc.clone())]);
             }
             _ => {
                 if let Some(remote) = error.remote_error() {
@@ -223,6 +420,7 @@ impl Locator {
                         self.moved(loc, to);
                     } else if remote.needs_relocation() {
                         self.invalidate(loc);
+                        self.note_failed([Arc::new(loc.clone())]);
                     }
                 }
             }
@@ -272,11 +470,42 @@ impl Locator {
             return Ok(loc);
         }
         let lock = self.lookup_lock(table);
-        let _one_at_a_time = lock.lock().await;
-        if let Some(loc) = self.cached_for(table, want) {
-            return Ok(loc);
+        let _one_at_a_time = loop {
+            if let Some(until) = self.relookup_after(table, want) {
+                // Meta answered this failed region's old server a moment ago: let it catch up
+                // (the operation's own deadline still bounds the wait).
+                let until = until.min(tokio::time::Instant::now() + deadline.remaining());
+                tokio::time::sleep_until(until).await;
+                if let Some(loc) = self.cached_for(table, want) {
+                    return Ok(loc);
+                }
+            }
+            let guard = lock.lock().await;
+            if let Some(loc) = self.cached_for(table, want) {
+                return Ok(loc);
+            }
+            // While this caller queued, another one's lookup may have repeated the failed
+            // answer: then wait again rather than ask again.
+            if deadline.remaining().is_zero() || self.relookup_after(table, want).is_none() {
+                break guard;
+            }
+        };
+        let (loc, before) = self.lookup_in_meta(ctx, table, want, deadline).await?;
+        for neighbour in before {
+            self.note_answer(&neighbour);
+            // A cached entry for the same region is as new as meta or newer (RegionMoved).
+            let known = self
+                .cache
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(table)
+                .and_then(|r| r.get(&neighbour.start))
+                .is_some_and(|r| r.name == neighbour.name);
+            if !known {
+                self.insert(neighbour);
+            }
         }
-        let loc = self.lookup_in_meta(ctx, table, want, deadline).await?;
+        self.note_answer(&loc);
         Ok(self.insert(loc))
     }
 
@@ -297,14 +526,16 @@ impl Locator {
         Ok(server)
     }
 
-    /// One reversed scan of meta, from `<table>,<row>,99999999999999` down to `<table>,,`.
+    /// One reversed scan of meta, from `<table>,<row>,99999999999999` down to `<table>,,`:
+    /// the wanted region, and the regions just before it that came in the same page (nearest
+    /// first, each ending where the next nearer one starts).
     async fn lookup_in_meta(
         &self,
         ctx: &LocateContext<'_>,
         table: &TableName,
         want: Want<'_>,
         deadline: Deadline,
-    ) -> Result<RegionLocation> {
+    ) -> Result<(RegionLocation, Vec<RegionLocation>)> {
         let meta_server = self.meta_server(ctx, deadline).await?;
         ctx.pool.metrics.meta_lookup();
         let request = pb::ScanRequest {
@@ -321,10 +552,10 @@ impl Locator {
                 stop_row: Some(meta::meta_stop_key(table)),
                 include_stop_row: Some(true),
                 reversed: Some(true),
-                caching: Some(1),
+                caching: Some(META_PREFETCH),
                 ..Default::default()
             }),
-            number_of_rows: Some(1),
+            number_of_rows: Some(META_PREFETCH),
             close_scanner: Some(true),
             client_handles_partials: Some(true),
             client_handles_heartbeats: Some(true),
@@ -354,11 +585,33 @@ impl Locator {
         };
         let response: pb::ScanResponse = frame.body("ScanResponse")?;
         let results = scan_results(&response, frame.cellblock.clone())?;
-        let cells = results
-            .into_iter()
-            .flat_map(|(cells, _)| cells)
-            .collect::<Vec<_>>();
-        parse_meta_row(table, want, &cells)
+        // Rows in scan order (partial results of one row joined).
+        let mut rows: Vec<Vec<Cell>> = Vec::new();
+        for cell in results.into_iter().flat_map(|(cells, _)| cells) {
+            match rows.last_mut() {
+                Some(row) if row[0].row == cell.row => row.push(cell),
+                _ => rows.push(vec![cell]),
+            }
+        }
+        let mut rows = rows.into_iter();
+        let loc = parse_meta_row(table, want, &rows.next().unwrap_or_default())?;
+        let mut before = Vec::new();
+        let mut next_start = loc.start.clone();
+        for cells in rows {
+            if next_start.is_empty() {
+                break;
+            }
+            // Only a region ending exactly where the nearer one starts: no split parent, no
+            // region of a merge in progress, no hole.
+            match parse_meta_row(table, Want::Before(&next_start), &cells) {
+                Ok(prev) if prev.end == next_start => {
+                    next_start = prev.start.clone();
+                    before.push(prev);
+                }
+                _ => break,
+            }
+        }
+        Ok((loc, before))
     }
 }
 
@@ -417,11 +670,13 @@ fn parse_meta_row(table: &TableName, want: Want<'_>, cells: &[Cell]) -> Result<R
                 String::from_utf8_lossy(&first.row)
             ))
         })?;
+    // Own copies of the keys: the cells are views into the whole meta answer, which a cached
+    // location would otherwise keep alive (about 800 bytes per region with 10-row pages).
     let loc = RegionLocation {
         table: table.clone(),
-        name: first.row.clone(),
-        start,
-        end,
+        name: Bytes::copy_from_slice(&first.row),
+        start: Bytes::copy_from_slice(&start),
+        end: Bytes::copy_from_slice(&end),
         server,
     };
     if !want.matches(&loc) {

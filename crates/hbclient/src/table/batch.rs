@@ -252,7 +252,10 @@ impl AsyncTable {
                     Ok(per_action) => {
                         for (index, result, loc) in per_action {
                             match result {
-                                Ok(o) => results[index] = Some(Ok(o)),
+                                Ok(o) => {
+                                    core.locator.confirm(&loc);
+                                    results[index] = Some(Ok(o))
+                                }
                                 Err(e) if e.is_retriable() => {
                                     core.locator.on_error(&loc, &e, &core.pool);
                                     retry.push((index, e));

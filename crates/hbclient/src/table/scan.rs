@@ -397,7 +397,10 @@ impl ScanState {
             .call(&loc.server, Service::Client, "Scan", &request, &[], timeout)
             .await
         {
-            Ok(frame) => frame,
+            Ok(frame) => {
+                core.locator.confirm(&loc);
+                frame
+            }
             // Fixes the cache, and turns "not serving" of a disabled table into TableNotEnabled.
             Err(e) => {
                 return Err(core

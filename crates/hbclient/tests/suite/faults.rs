@@ -472,3 +472,81 @@ async fn read_and_write_rpc_timeouts_bound_their_own_calls() {
     let e = t.put(Put::new("b").add("f", "q", "B")).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
 }
+
+/// A crashed region server whose regions hbase:meta still names (the master has not reassigned
+/// them yet): the operations waiting on them share a few meta lookups with growing gaps instead
+/// of re-reading meta on every retry of every operation, and all of them succeed once the
+/// regions are reassigned.
+#[tokio::test]
+async fn a_dead_servers_regions_are_not_looked_up_on_every_retry() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("a_dead_servers_regions_are_not_looked_up_on_every_retry") else {
+        return;
+    };
+    let name = c.table(&["f"], &[b"b", b"c", b"d"]).await;
+    // Every region of the table on one server that does not carry hbase:meta.
+    let victim = (mini.meta_server() + 1) % mini.region_server_addrs().len();
+    for r in mini.regions(&name) {
+        mini.move_region(&r.name, victim).unwrap();
+    }
+    let conn = c
+        .connect_with(|b| {
+            b.pause(Duration::from_millis(20))
+                .retries(100)
+                .operation_timeout(Duration::from_secs(30))
+        })
+        .await;
+    let t = conn.table(&name).unwrap();
+    let rows = ["a", "b", "c", "d"];
+    for row in rows {
+        t.put(Put::new(row).add("f", "q", row.to_uppercase()))
+            .await
+            .unwrap();
+    }
+
+    mini.stop_region_server(victim);
+    let before = conn.metrics().meta_lookups;
+    let callers: Vec<_> = (0..40)
+        .map(|i| {
+            let t = t.clone();
+            let row = rows[i % rows.len()];
+            tokio::spawn(async move { (row, t.get(Get::new(row)).await) })
+        })
+        .collect();
+    // Meta keeps naming the dead server for 3 s: each caller retries about 8 times meanwhile
+    // (20 ms pause, HBase's backoff), 40 callers on 4 regions.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let during = conn.metrics().meta_lookups - before;
+    mini.reassign_regions();
+    let started = Instant::now();
+    for caller in callers {
+        let (row, got) = caller.await.unwrap();
+        let got = got.unwrap_or_else(|e| panic!("get {row} after the reassignment: {e}"));
+        assert_eq!(
+            value(&got, "f", "q").unwrap(),
+            row.to_uppercase().into_bytes()
+        );
+    }
+    let recovered_in = started.elapsed();
+    let total = conn.metrics().meta_lookups - before;
+    println!(
+        "dead server: {during} meta lookups while meta named it, {total} in all; recovered {recovered_in:?} after the reassignment"
+    );
+    // Per region at most one lookup per gap (200 ms doubling to 1.6 s: 5 in 3 s), often fewer
+    // since one lookup also refreshes the regions before the wanted one.
+    assert!(
+        during <= 4 * 5,
+        "{during} meta lookups in 3 s for 4 regions on a dead server"
+    );
+    // After the reassignment: one lookup per region at most, and no caller waits more than the
+    // longest gap plus its own retry pause.
+    assert!(
+        total - during <= 4,
+        "{} lookups after the reassignment",
+        total - during
+    );
+    assert!(
+        recovered_in < Duration::from_secs(5),
+        "recovered {recovered_in:?} after the reassignment"
+    );
+}
