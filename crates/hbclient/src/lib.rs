@@ -37,6 +37,7 @@ mod retry;
 mod rpc;
 mod security;
 mod shared;
+mod spent;
 mod table;
 mod telemetry;
 mod tls;

@@ -96,6 +96,26 @@ pub(crate) async fn with_retries<T, F, Fut>(
     policy: RetryPolicy,
     deadline: Deadline,
     on_retry: impl Fn(),
+    attempt: F,
+) -> Result<T>
+where
+    F: FnMut(u32, Deadline) -> Fut,
+    Fut: Future<Output = Result<T>>,
+{
+    let (outcome, spent) =
+        crate::spent::tally(retry_loop(policy, deadline, on_retry, attempt)).await;
+    // A timeout says where the time went (locating, connecting, queued, on the server, backing
+    // off), so a caller can tell a slow server from a lookup storm or its own backlog.
+    outcome.map_err(|e| match e.kind() {
+        ErrorKind::Timeout => e.with_context("spent", spent.summary()),
+        _ => e,
+    })
+}
+
+async fn retry_loop<T, F, Fut>(
+    policy: RetryPolicy,
+    deadline: Deadline,
+    on_retry: impl Fn(),
     mut attempt: F,
 ) -> Result<T>
 where
@@ -104,8 +124,12 @@ where
 {
     let mut tries = 0u32;
     loop {
-        let error = match tokio::time::timeout(deadline.remaining(), attempt(tries, deadline)).await
-        {
+        // Boxed: an attempt's future nests locating, connecting and the RPC; boxing it here keeps
+        // the type of every operation future shallow, so callers that nest them deeply in their
+        // own async code do not hit the compiler's type-layout depth limit (one allocation per
+        // attempt, next to a network round trip).
+        let this_attempt = Box::pin(attempt(tries, deadline));
+        let error = match tokio::time::timeout(deadline.remaining(), this_attempt).await {
             Ok(Ok(value)) => return Ok(value),
             Ok(Err(e)) => e,
             Err(_) => {
@@ -133,7 +157,7 @@ where
         }
         tracing::debug!(attempt = tries, ?pause, error = %error, "retrying");
         on_retry();
-        tokio::time::sleep(pause).await;
+        crate::spent::measure(crate::spent::Phase::BackingOff, tokio::time::sleep(pause)).await;
         tries += 1;
     }
 }

@@ -149,7 +149,11 @@ impl Core {
         request: impl Fn(&RegionLocation) -> (M, Bytes),
         parse: impl Fn(ResponseFrame) -> Result<T>,
     ) -> Result<T> {
-        let loc = self.locate(table, row, deadline).await?;
+        let loc = crate::spent::measure(
+            crate::spent::Phase::Locating,
+            self.locate(table, row, deadline),
+        )
+        .await?;
         crate::telemetry::record_server(&loc.server);
         let (param, cells) = request(&loc);
         // HBase's client: Get reads, Mutate and atomic row writes (Multi here) write.

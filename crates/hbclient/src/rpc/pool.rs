@@ -185,7 +185,11 @@ impl RpcPool {
         cells: &[u8],
         timeout: std::time::Duration,
     ) -> Result<hbclient_proto::frame::ResponseFrame> {
-        let conn = self.connection(addr, service).await?;
+        let conn = crate::spent::measure(
+            crate::spent::Phase::Connecting,
+            self.connection(addr, service),
+        )
+        .await?;
         conn.call(
             &self.ids,
             method,

@@ -91,6 +91,37 @@ async fn a_retried_check_that_finds_its_own_write_reports_an_unknown_outcome() {
     assert!(t.check_and_mutate(cas("B", "C")).await.unwrap());
 }
 
+/// A timeout says where the operation's time went: here nearly all of it waiting on one server
+/// that never answers, and the pauses between the attempts; nothing queued.
+#[tokio::test]
+async fn a_timeout_says_where_the_time_went() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("a_timeout_says_where_the_time_went") else {
+        return;
+    };
+    let (_conn, t, _) = setup(&c, |b| {
+        b.rpc_timeout(Duration::from_millis(300))
+            .operation_timeout(Duration::from_millis(1200))
+            .max_consecutive_timeouts(0)
+    })
+    .await;
+    mini.faults()
+        .add(Rule::new(Match::method("Get"), Reaction::Stall));
+    let e = t.get(Get::new("a")).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
+    let spent = e
+        .context()
+        .iter()
+        .find(|(k, _)| *k == "spent")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| panic!("no spent context: {e}"));
+    assert!(spent.contains("waiting for the server"), "{spent}");
+    assert!(spent.contains("(last: 127.0.0.1:"), "{spent}");
+    assert!(spent.contains("backing off"), "{spent}");
+    assert!(!spent.contains("queued"), "{spent}");
+    assert!(e.to_string().contains("[spent="), "{e}");
+}
+
 #[tokio::test]
 async fn region_too_busy_and_not_serving_are_retried() {
     let c = TestCluster::start().await;

@@ -253,6 +253,7 @@ impl RpcConnection {
                 };
                 self.calls.send(call).await.map_err(|_| self.closed_error())
             };
+            let send = crate::spent::measure(crate::spent::Phase::Queued, send);
             match tokio::time::timeout_at(deadline, send).await {
                 Ok(sent) => sent?,
                 Err(_) => {
@@ -263,6 +264,8 @@ impl RpcConnection {
                 }
             }
             guard.armed = true;
+            crate::spent::server(&self.spec.addr);
+            let answer = crate::spent::measure(crate::spent::Phase::OnServer, answer);
             match tokio::time::timeout_at(deadline, answer).await {
                 Ok(Ok(result)) => result,
                 Ok(Err(_)) => Err(self.closed_error()),

@@ -1,0 +1,174 @@
+//! Where an operation's time went, so a timeout can say it: locating the region, waiting for a
+//! connection, queued for room to send, waiting for servers to answer, backing off between
+//! attempts. The retry loop opens a [`Spent`] for its task; the layers below add to it when one
+//! is open (a task-local, so nothing is threaded through their signatures, and work outside an
+//! operation pays one failed lookup).
+
+use std::fmt::Write as _;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+tokio::task_local! {
+    static SPENT: Arc<Spent>;
+}
+
+/// A part of an operation's time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Finding the region's server (cache misses: hbase:meta lookups, the registry).
+    Locating,
+    /// Getting a connection to the server (connecting, TLS and SASL handshakes).
+    Connecting,
+    /// Waiting for room to send (the connection's or the client's in-flight byte budget).
+    Queued,
+    /// Sent, waiting for the server's answer.
+    OnServer,
+    /// Sleeping between attempts.
+    BackingOff,
+}
+
+const PHASES: [(Phase, &str); 5] = [
+    (Phase::Locating, "locating"),
+    (Phase::Connecting, "connecting"),
+    (Phase::Queued, "queued"),
+    (Phase::OnServer, "waiting for the server"),
+    (Phase::BackingOff, "backing off"),
+];
+
+/// Time per phase of one operation, and the last server it went to.
+#[derive(Debug, Default)]
+pub(crate) struct Spent {
+    nanos: [AtomicU64; PHASES.len()],
+    last_server: Mutex<Option<String>>,
+}
+
+impl Spent {
+    fn add(&self, phase: Phase, took: Duration) {
+        let i = PHASES.iter().position(|(p, _)| *p == phase).unwrap_or(0);
+        let nanos = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
+        self.nanos[i].fetch_add(nanos, Ordering::Relaxed);
+    }
+
+    /// `locating 0.20 s, waiting for the server 4.81 s (last: host:16020), backing off 0.30 s`:
+    /// the phases that took at least a millisecond, in order.
+    pub(crate) fn summary(&self) -> String {
+        let mut out = String::new();
+        for (i, (phase, name)) in PHASES.iter().enumerate() {
+            let took = Duration::from_nanos(self.nanos[i].load(Ordering::Relaxed));
+            if took < Duration::from_millis(1) {
+                continue;
+            }
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            let _ = write!(out, "{name} {:.2} s", took.as_secs_f64());
+            if *phase == Phase::OnServer {
+                let server = self.last_server.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(server) = server.as_deref() {
+                    let _ = write!(out, " (last: {server})");
+                }
+            }
+        }
+        if out.is_empty() {
+            out.push_str("nothing measurable");
+        }
+        out
+    }
+}
+
+/// Runs `operation` with a fresh [`Spent`] open for it; returns the tally with the result.
+pub(crate) async fn tally<F: Future>(operation: F) -> (F::Output, Arc<Spent>) {
+    let spent = Arc::new(Spent::default());
+    let output = SPENT.scope(spent.clone(), operation).await;
+    (output, spent)
+}
+
+/// Adds `took` to `phase` of the open operation, if any.
+#[cfg(test)]
+fn add(phase: Phase, took: Duration) {
+    let _ = SPENT.try_with(|s| s.add(phase, took));
+}
+
+/// Notes the server the open operation is waiting on.
+pub(crate) fn server(addr: &str) {
+    let _ = SPENT.try_with(|s| {
+        let mut last = s.last_server.lock().unwrap_or_else(|e| e.into_inner());
+        if last.as_deref() != Some(addr) {
+            *last = Some(addr.to_string());
+        }
+    });
+}
+
+/// Runs `future`, adding its duration to `phase` of the open operation (if any) — also when
+/// the future is dropped unfinished (a timeout cut it short), which is when it matters most.
+pub(crate) async fn measure<F: Future>(phase: Phase, future: F) -> F::Output {
+    let Ok(spent) = SPENT.try_with(Arc::clone) else {
+        return future.await;
+    };
+    let _timer = Timer {
+        spent,
+        phase,
+        started: Instant::now(),
+    };
+    future.await
+}
+
+/// Adds the time since `started` to `phase` when dropped.
+struct Timer {
+    spent: Arc<Spent>,
+    phase: Phase,
+    started: Instant,
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        self.spent.add(self.phase, self.started.elapsed());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn phases_add_up_in_their_scope_only() {
+        add(Phase::Locating, Duration::from_secs(9)); // no operation open: ignored
+        let ((), spent) = tally(async {
+            add(Phase::Locating, Duration::from_millis(200));
+            server("rs1:16020");
+            add(Phase::OnServer, Duration::from_millis(4_800));
+            server("rs2:16020");
+            add(Phase::OnServer, Duration::from_millis(10));
+            measure(
+                Phase::BackingOff,
+                tokio::time::sleep(Duration::from_millis(5)),
+            )
+            .await;
+            // Cut short by a timeout: the time until then still counts.
+            let stalled = measure(Phase::Connecting, std::future::pending::<()>());
+            let _ = tokio::time::timeout(Duration::from_millis(30), stalled).await;
+            add(Phase::Queued, Duration::from_micros(10)); // under a millisecond: not listed
+        })
+        .await;
+        let summary = spent.summary();
+        assert!(
+            summary.starts_with("locating 0.20 s, connecting "),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("waiting for the server 4.81 s (last: rs2:16020), backing off "),
+            "{summary}"
+        );
+        assert!(!summary.contains("queued"), "{summary}");
+        let connecting: f64 = summary
+            .split("connecting ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{summary}"));
+        assert!(connecting >= 0.03, "{summary}");
+        assert_eq!(Spent::default().summary(), "nothing measurable");
+    }
+}
