@@ -186,10 +186,7 @@ impl Shared {
                 "table schema has no table name",
             ));
         };
-        if table.namespace()[..] != *TableName::DEFAULT_NAMESPACE
-            && table.namespace()[..] != *TableName::SYSTEM_NAMESPACE
-        {
-            // mini-hbase has no namespace DDL: every namespace but these two is unknown.
+        if !self.catalog().has_namespace(table.namespace()) {
             return Err(RemoteException::new(
                 class::NAMESPACE_NOT_FOUND,
                 String::from_utf8_lossy(table.namespace()).into_owned(),

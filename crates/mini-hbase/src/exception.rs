@@ -43,6 +43,10 @@ pub mod class {
     pub const TABLE_NOT_DISABLED: &str = "org.apache.hadoop.hbase.TableNotDisabledException";
     /// A namespace that does not exist.
     pub const NAMESPACE_NOT_FOUND: &str = "org.apache.hadoop.hbase.NamespaceNotFoundException";
+    /// A namespace that already exists.
+    pub const NAMESPACE_EXIST: &str = "org.apache.hadoop.hbase.NamespaceExistException";
+    /// A request that breaks a constraint (deleting a reserved or non-empty namespace).
+    pub const CONSTRAINT: &str = "org.apache.hadoop.hbase.constraint.ConstraintException";
     /// A scanner id the server does not know (expired lease or closed).
     pub const UNKNOWN_SCANNER: &str = "org.apache.hadoop.hbase.UnknownScannerException";
     /// A scanner `next` whose `next_call_seq` does not match.
@@ -85,6 +89,8 @@ const DO_NOT_RETRY_CLASSES: &[&str] = &[
     class::TABLE_NOT_ENABLED,
     class::TABLE_NOT_DISABLED,
     class::NAMESPACE_NOT_FOUND,
+    class::NAMESPACE_EXIST,
+    class::CONSTRAINT,
     class::UNKNOWN_SCANNER,
     class::OUT_OF_ORDER_SCANNER_NEXT,
     class::FAILED_SANITY_CHECK,

@@ -146,14 +146,201 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
             Ok(Reply::message(pb::MoveRegionResponse {}))
         }
         "ListNamespaces" => Ok(Reply::message(pb::ListNamespacesResponse {
-            namespace_name: vec!["default".into(), "hbase".into()],
+            namespace_name: shared
+                .catalog()
+                .namespace_descriptors()
+                .into_iter()
+                .map(|d| String::from_utf8_lossy(&d.name).into_owned())
+                .collect(),
         })),
+        "ListNamespaceDescriptors" => Ok(Reply::message(pb::ListNamespaceDescriptorsResponse {
+            namespace_descriptor: shared.catalog().namespace_descriptors(),
+        })),
+        "GetNamespaceDescriptor" => {
+            let req: pb::GetNamespaceDescriptorRequest =
+                param(request, "GetNamespaceDescriptorRequest")?;
+            let namespace_descriptor = shared
+                .catalog()
+                .namespace_descriptors()
+                .into_iter()
+                .find(|d| d.name[..] == *req.namespace_name.as_bytes())
+                .ok_or_else(|| namespace_not_found(&req.namespace_name))?;
+            Ok(Reply::message(pb::GetNamespaceDescriptorResponse {
+                namespace_descriptor,
+            }))
+        }
+        // Namespace DDL is a procedure on HBase 2.6, but HMaster waits for its prepare step
+        // (a blocking latch, HBASE-19953), so a prepare failure is the call's own error.
+        "CreateNamespace" => {
+            let req: pb::CreateNamespaceRequest = param(request, "CreateNamespaceRequest")?;
+            check_namespace_name(&req.namespace_descriptor.name)?;
+            create_namespace(shared, req.namespace_descriptor)?;
+            Ok(proc_reply(shared, |proc_id| pb::CreateNamespaceResponse {
+                proc_id: Some(proc_id),
+            }))
+        }
+        "ModifyNamespace" => {
+            let req: pb::ModifyNamespaceRequest = param(request, "ModifyNamespaceRequest")?;
+            modify_namespace(shared, req.namespace_descriptor)?;
+            Ok(proc_reply(shared, |proc_id| pb::ModifyNamespaceResponse {
+                proc_id: Some(proc_id),
+            }))
+        }
+        "DeleteNamespace" => {
+            let req: pb::DeleteNamespaceRequest = param(request, "DeleteNamespaceRequest")?;
+            delete_namespace(shared, &req.namespace_name)?;
+            Ok(proc_reply(shared, |proc_id| pb::DeleteNamespaceResponse {
+                proc_id: Some(proc_id),
+            }))
+        }
+        "ListTableNamesByNamespace" => {
+            let req: pb::ListTableNamesByNamespaceRequest =
+                param(request, "ListTableNamesByNamespaceRequest")?;
+            let catalog = shared.catalog();
+            if !catalog.has_namespace(req.namespace_name.as_bytes()) {
+                return Err(namespace_not_found(&req.namespace_name).into());
+            }
+            let table_name = catalog
+                .tables
+                .keys()
+                .filter(|name| name.namespace()[..] == *req.namespace_name.as_bytes())
+                .map(TableName::to_pb)
+                .collect();
+            Ok(Reply::message(pb::ListTableNamesByNamespaceResponse {
+                table_name,
+            }))
+        }
+        "ListTableDescriptorsByNamespace" => {
+            let req: pb::ListTableDescriptorsByNamespaceRequest =
+                param(request, "ListTableDescriptorsByNamespaceRequest")?;
+            let catalog = shared.catalog();
+            if !catalog.has_namespace(req.namespace_name.as_bytes()) {
+                return Err(namespace_not_found(&req.namespace_name).into());
+            }
+            let table_schema = catalog
+                .tables
+                .iter()
+                .filter(|(name, _)| name.namespace()[..] == *req.namespace_name.as_bytes())
+                .map(|(_, t)| t.schema.clone())
+                .collect();
+            Ok(Reply::message(
+                pb::ListTableDescriptorsByNamespaceResponse { table_schema },
+            ))
+        }
+        "FlushTable" => {
+            // HBase 2.6's Admin.flush(table) goes here first (then, on an unknown-method
+            // answer, to the older ExecProcedure("flush-table-proc")).
+            let req: pb::FlushTableRequest = param(request, "FlushTableRequest")?;
+            flush_table(shared, &req)?;
+            Ok(proc_reply(shared, |proc_id| pb::FlushTableResponse {
+                proc_id: Some(proc_id),
+            }))
+        }
         _ => Err(RemoteException::unsupported_method("MasterService", method).into()),
     }
 }
 
 fn in_namespace(table: &TableName, namespace: Option<&str>) -> bool {
     namespace.is_none_or(|ns| ns.is_empty() || table.namespace()[..] == *ns.as_bytes())
+}
+
+fn namespace_not_found(name: &str) -> RemoteException {
+    RemoteException::new(class::NAMESPACE_NOT_FOUND, name)
+}
+
+/// HBase's `TableName.isLegalNamespaceName`, which HMaster checks before it starts the
+/// procedure (so its error is the call's): letters, digits and `_`, not "zookeeper".
+fn check_namespace_name(name: &[u8]) -> Result<(), RemoteException> {
+    let illegal =
+        |message: String| RemoteException::new("java.lang.IllegalArgumentException", message);
+    if name.is_empty() {
+        return Err(illegal("Namespace name must not be empty".into()));
+    }
+    let text = String::from_utf8_lossy(name);
+    if text == "zookeeper" {
+        return Err(illegal("Tables may not be named 'zookeeper'".into()));
+    }
+    match text
+        .chars()
+        .enumerate()
+        .find(|(_, c)| !(c.is_alphanumeric() || *c == '_'))
+    {
+        Some((i, c)) => Err(illegal(format!(
+            "Illegal character <{c}> at {i}. Namespaces may only contain 'alphanumeric characters' from any language and digits: {text}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+fn create_namespace(shared: &Shared, desc: pb::NamespaceDescriptor) -> Result<(), RemoteException> {
+    let name = String::from_utf8_lossy(&desc.name).into_owned();
+    let mut catalog = shared.catalog_mut();
+    if catalog.has_namespace(&desc.name) {
+        return Err(RemoteException::new(class::NAMESPACE_EXIST, name));
+    }
+    catalog.namespaces.insert(name, desc.configuration);
+    Ok(())
+}
+
+fn modify_namespace(shared: &Shared, desc: pb::NamespaceDescriptor) -> Result<(), RemoteException> {
+    let name = String::from_utf8_lossy(&desc.name).into_owned();
+    let mut catalog = shared.catalog_mut();
+    if !catalog.has_namespace(&desc.name) {
+        return Err(namespace_not_found(&name));
+    }
+    if let Some(conf) = catalog.namespaces.get_mut(&name) {
+        *conf = desc.configuration;
+    }
+    Ok(())
+}
+
+fn delete_namespace(shared: &Shared, name: &str) -> Result<(), RemoteException> {
+    let mut catalog = shared.catalog_mut();
+    if !catalog.has_namespace(name.as_bytes()) {
+        return Err(namespace_not_found(name));
+    }
+    if crate::catalog::BUILT_IN_NAMESPACES.contains(&name) {
+        return Err(RemoteException::new(
+            class::CONSTRAINT,
+            format!("Reserved namespace {name} cannot be removed."),
+        ));
+    }
+    let tables = catalog
+        .tables
+        .keys()
+        .filter(|t| t.namespace()[..] == *name.as_bytes())
+        .count();
+    if tables > 0 {
+        return Err(RemoteException::new(
+            class::CONSTRAINT,
+            format!("Only empty namespaces can be removed. Namespace {name} has {tables} tables"),
+        ));
+    }
+    catalog.namespaces.remove(name);
+    Ok(())
+}
+
+/// Flushes every region of an enabled table (the in-memory store has nothing to write, but the
+/// checks are HBase's).
+fn flush_table(shared: &Shared, req: &pb::FlushTableRequest) -> Result<(), RemoteException> {
+    let table = TableName::from_pb(&req.table_name);
+    let catalog = shared.catalog();
+    let entry = catalog
+        .tables
+        .get(&table)
+        .ok_or_else(|| not_found(&table))?;
+    if !entry.enabled {
+        return Err(RemoteException::new(
+            class::TABLE_NOT_ENABLED,
+            table.to_string(),
+        ));
+    }
+    for placement in catalog.table_regions(&table) {
+        if let Ok(mut data) = placement.region.lock_open() {
+            data.store.flush();
+        }
+    }
+    Ok(())
 }
 
 fn not_found(table: &TableName) -> RemoteException {

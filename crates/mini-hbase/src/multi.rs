@@ -245,27 +245,24 @@ fn run_atomic(
                 processed: Some(processed),
                 ..Default::default()
             };
-            if condition.is_some() {
-                // A conditional region action (HBase 2.6.4, observed): every action is echoed
-                // by index; the combined result of the mutations (increment/append cells),
-                // when there is one, rides inline on the first.
-                let combined: Vec<Cell> = outs.into_iter().flatten().flatten().collect();
-                for (i, a) in action.action.iter().enumerate() {
-                    result.result_or_exception.push(pb::ResultOrException {
-                        index: a.index,
-                        result: (i == 0 && !combined.is_empty())
-                            .then(|| to_result(combined.clone(), false, block)),
-                        ..Default::default()
-                    });
-                }
-            } else {
-                for (a, out) in action.action.iter().zip(outs) {
-                    result.result_or_exception.push(pb::ResultOrException {
-                        index: a.index,
-                        result: Some(mutation_result(out, conn.cellblocks, block)),
-                        ..Default::default()
-                    });
-                }
+            // HBase 2.6.4 (RSRpcServices, atomic and conditional region actions alike): one
+            // ResultOrException per action, numbered by position (the indexes the client sent are
+            // not echoed; mutateRow sends none), each with an empty Result, except that the first
+            // carries the merged cells of the increments and appends, inline.
+            let combined: Vec<Cell> = outs.into_iter().flatten().flatten().collect();
+            for i in 0..action.action.len() {
+                let first = i == 0 && !combined.is_empty();
+                result.result_or_exception.push(pb::ResultOrException {
+                    index: Some(i as u32),
+                    result: if first {
+                        Some(to_result(combined.clone(), false, block))
+                    } else if condition.is_some() {
+                        None
+                    } else {
+                        Some(pb::Result::default())
+                    },
+                    ..Default::default()
+                });
             }
             result
         }

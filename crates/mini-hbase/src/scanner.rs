@@ -237,7 +237,11 @@ async fn open(
     }
     let versions = query.max_versions as usize;
     let filter = match &scan.filter {
-        Some(f) => Some(RowFilter::compile(f).map_err(filter_error)?),
+        Some(f) => {
+            let mut filter = RowFilter::compile(f).map_err(filter_error)?;
+            filter.set_reversed(scan.reversed.unwrap_or(false));
+            Some(filter)
+        }
         None => None,
     };
     if filter.is_some() {
