@@ -76,6 +76,8 @@ pub mod class {
     pub const WRONG_VERSION: &str = "org.apache.hadoop.hbase.ipc.WrongVersionException";
     /// Fatal: the preamble's authentication code is unknown.
     pub const BAD_AUTH: &str = "org.apache.hadoop.hbase.ipc.BadAuthException";
+    /// A request frame longer than `hbase.ipc.max.request.size`.
+    pub const REQUEST_TOO_BIG: &str = "org.apache.hadoop.hbase.exceptions.RequestTooBigException";
     /// A plain I/O error (retried by clients).
     pub const IO: &str = "java.io.IOException";
 }
@@ -94,6 +96,7 @@ const DO_NOT_RETRY_CLASSES: &[&str] = &[
     class::UNKNOWN_SCANNER,
     class::OUT_OF_ORDER_SCANNER_NEXT,
     class::FAILED_SANITY_CHECK,
+    class::REQUEST_TOO_BIG,
     "org.apache.hadoop.hbase.exceptions.UnknownProtocolException",
     // FatalConnectionException and its subclasses extend DoNotRetryIOException.
     class::FATAL_CONNECTION,

@@ -25,14 +25,21 @@ const SWITCH_TO_SIMPLE_AUTH: i32 = -88;
 
 /// Largest connection header accepted.
 const MAX_CONNECTION_HEADER: usize = 1 << 20;
-/// Largest request frame accepted (HBase's `hbase.ipc.max.request.size` default).
-const MAX_REQUEST_SIZE: usize = 256 * 1024 * 1024;
-/// Calls of one connection served at once; beyond it the connection is not read (TCP pushes
-/// back on the client) until one finishes.
-const MAX_CALLS_PER_CONNECTION: usize = 1024;
-/// Answers of one connection queued for its writer; a client that reads slowly holds its calls
-/// (and then its reads) instead of growing the queue.
-const MAX_QUEUED_ANSWERS: usize = 256;
+use limits::{MAX_CALLS_PER_CONNECTION, MAX_QUEUED_ANSWERS, MAX_REQUEST_SIZE};
+
+/// What one client connection can make the server hold.
+pub mod limits {
+    /// Largest request frame accepted (HBase's `hbase.ipc.max.request.size` default, 256 MiB).
+    /// A longer one is answered as HBase does: `RequestTooBigException` on its call id, then the
+    /// connection closes; its body is never buffered.
+    pub const MAX_REQUEST_SIZE: usize = 256 * 1024 * 1024;
+    /// Calls of one connection served at once; beyond it the connection is not read (TCP pushes
+    /// back on the client) until one finishes.
+    pub const MAX_CALLS_PER_CONNECTION: usize = 1024;
+    /// Answers of one connection queued for its writer; a client that reads slowly holds its
+    /// calls (and then its reads) instead of growing the queue.
+    pub const MAX_QUEUED_ANSWERS: usize = 256;
+}
 /// How often a slow reader (see [`Reaction::SlowReader`]) reads.
 const SLOW_READ_EVERY: Duration = Duration::from_millis(10);
 
@@ -278,6 +285,19 @@ async fn serve_connection(
             Ok(_) => {}
         }
         loop {
+            if let Some(oversize) = oversize_frame(&conn, &peer, &buf, MAX_REQUEST_SIZE) {
+                match oversize {
+                    // The header is not all here yet: read on (a bounded amount).
+                    Oversize::NeedHeader if buf.len() <= MAX_CONNECTION_HEADER => break,
+                    Oversize::NeedHeader | Oversize::BadHeader => close.cancel(),
+                    Oversize::Answer(answer) => {
+                        // Answered, then closed; nothing more is read from this client.
+                        let _ = tx.try_send(answer);
+                        close_soon(&close);
+                    }
+                }
+                return;
+            }
             let body = match frame::take_frame(&mut buf, MAX_REQUEST_SIZE) {
                 Ok(Some(body)) => body,
                 Ok(None) => break,
@@ -336,12 +356,70 @@ fn fatal_close(tx: &mpsc::Sender<Bytes>, close: &CancellationToken, e: RemoteExc
         CONNECTION_CALL_ID,
         e.to_pb(),
     ));
-    // Give the writer a moment to flush the error before the connection is cut.
+    close_soon(close);
+}
+
+/// Cuts the connection after giving the writer a moment to flush what is queued.
+fn close_soon(close: &CancellationToken) {
     let close = close.clone();
     tokio::spawn(async move {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         close.cancel();
     });
+}
+
+/// What to do about a frame whose announced length is over the limit.
+#[derive(Debug)]
+enum Oversize {
+    /// Its request header has not fully arrived yet.
+    NeedHeader,
+    /// Its request header does not decode: close without an answer.
+    BadHeader,
+    /// The answer to send on the call's id before closing.
+    Answer(Bytes),
+}
+
+/// HBase's `NettyRpcFrameDecoder` for a frame longer than `hbase.ipc.max.request.size`: it waits
+/// for the request header that follows the length, answers that call with
+/// `RequestTooBigException` (`DoNotRetryIOException` for a client that did not declare at least
+/// version 1.3), closes the connection once the answer is written and reads nothing more. The
+/// frame's body is never buffered. `None`: the frame in `buf` (if any) is within the limit.
+fn oversize_frame(conn: &Conn, peer: &str, buf: &[u8], max: usize) -> Option<Oversize> {
+    let len = u32::from_be_bytes(buf.get(..4)?.try_into().ok()?) as usize;
+    if len <= max {
+        return None;
+    }
+    let mut rest = &buf[4..];
+    let Ok(header_len) = prost::encoding::decode_varint(&mut rest) else {
+        // A varint needs at most 10 bytes; fewer may simply not have arrived yet.
+        return Some(if rest.len() >= 10 {
+            Oversize::BadHeader
+        } else {
+            Oversize::NeedHeader
+        });
+    };
+    let header_len = usize::try_from(header_len).ok()?;
+    if rest.len() < header_len {
+        return Some(Oversize::NeedHeader);
+    }
+    let Ok(header) = <pb::RequestHeader as prost::Message>::decode(&rest[..header_len]) else {
+        return Some(Oversize::BadHeader);
+    };
+    let host = peer.rsplit_once(':').map_or(peer, |(host, _)| host);
+    let message = format!(
+        "RPC data length of {len} received from {host} is greater than max allowed {max}. Set \"hbase.ipc.max.request.size\" on server to override this limit (not recommended)"
+    );
+    let class = if conn.client_version.is_some_and(|v| v >= (1, 3)) {
+        class::REQUEST_TOO_BIG
+    } else {
+        class::DO_NOT_RETRY
+    };
+    // ServerCall.setExceptionResponse: the message alone as `stack_trace`.
+    let e = RemoteException::connection(class, message);
+    Some(Oversize::Answer(frame::encode_exception_response(
+        header.call_id.unwrap_or(0),
+        e.to_pb(),
+    )))
 }
 
 /// Reads and checks the preamble and connection header. `Ok(None)`: the peer left.

@@ -832,7 +832,7 @@ public class Smoke {
         bm.mutate(new Delete(b("bm0000")));
       }
       try (Table t = conn.getTable(data)) {
-        eq(299, rows(t, new Scan().setRowPrefixFilter(b("bm"))).size(), "rows");
+        eq(299, rows(t, new Scan().withStartRow(b("bm")).withStopRow(b("bn"))).size(), "rows");
         eq("v299", val(t.get(new Get(b("bm0299"))), F, "q"), "last value");
       }
     });
@@ -887,7 +887,7 @@ public class Smoke {
           bm.flush();
           CompletableFuture.allOf(fs.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
         }
-        eq(100, t.scanAll(new Scan().setRowPrefixFilter(b("ab"))).get(30, TimeUnit.SECONDS).size(), "rows");
+        eq(100, t.scanAll(new Scan().withStartRow(b("ab")).withStopRow(b("ac"))).get(30, TimeUnit.SECONDS).size(), "rows");
       });
       check("async: AsyncAdmin tableExists, listTableNames, getRegions", () -> {
         AsyncAdmin aa = ac.getAdmin();
