@@ -5,10 +5,10 @@ use bytes::Bytes;
 use hbclient_proto::frame::RequestFrame;
 use hbclient_proto::pb;
 
-use crate::client_service::{resolve, Target};
+use crate::call::{param, CallResult, Conn, Reply};
 use crate::cluster::{RegionView, Shared};
 use crate::exception::{class, RemoteException};
-use crate::server::{param, CallResult, Conn, Reply};
+use crate::region_ops::{resolve, Target};
 
 /// Splits `region` at `split_key`; both daughters open on the parent's server.
 pub(crate) fn split_region(

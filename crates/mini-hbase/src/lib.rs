@@ -17,6 +17,7 @@
 //! controls and with [`faults`] rules.
 
 mod admin_ops;
+mod call;
 mod catalog;
 mod client_service;
 mod cluster;
@@ -27,6 +28,7 @@ pub mod filter;
 mod master_service;
 mod meta_table;
 mod multi;
+mod region_ops;
 mod registry;
 mod scanner;
 pub(crate) mod server;

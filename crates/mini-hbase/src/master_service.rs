@@ -7,9 +7,9 @@ use hbclient_proto::frame::RequestFrame;
 use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 
+use crate::call::{param, CallResult, Conn, Fail, Reply};
 use crate::cluster::{now_ms, Shared};
 use crate::exception::{class, RemoteException};
-use crate::server::{param, CallResult, Conn, Fail, Reply};
 
 /// Serves one MasterService call.
 pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) -> CallResult {

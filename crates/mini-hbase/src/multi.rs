@@ -6,13 +6,13 @@ use bytes::Bytes;
 use hbclient_proto::cell::{Cell, CellBlockReader};
 use hbclient_proto::pb;
 
+use crate::call::{CallResult, Conn, Fail, Reply};
 use crate::catalog::Region;
-use crate::client_service::{
+use crate::exception::RemoteException;
+use crate::region_ops::{
     apply_mutation, get_result, mutation_cells, read_row, resolve_user_region, take_cells,
     to_result,
 };
-use crate::exception::RemoteException;
-use crate::server::{CallResult, Conn, Fail, Reply};
 
 /// Serves a Multi call.
 pub(crate) async fn multi(conn: &Conn, request: pb::MultiRequest, cellblock: Bytes) -> CallResult {
@@ -232,7 +232,7 @@ fn run_atomic(
             .collect();
         data.store
             .check_families(all.iter().map(|c| &c.family[..]))
-            .map_err(crate::client_service::store_error)?;
+            .map_err(crate::region_ops::store_error)?;
         let mut outs = Vec::with_capacity(mutations.len());
         for (m, cells) in mutations {
             outs.push(apply_mutation(conn, &mut data, m, cells, nonce_group)?);

@@ -4,8 +4,8 @@ use hbclient_proto::frame::RequestFrame;
 use hbclient_proto::meta;
 use hbclient_proto::pb;
 
+use crate::call::{CallResult, Conn, Reply};
 use crate::exception::RemoteException;
-use crate::server::{CallResult, Conn, Reply};
 
 /// Serves one ClientMetaService call. Every request message is empty, so none is decoded.
 pub(crate) fn dispatch(conn: &Conn, method: &str, _request: &RequestFrame) -> CallResult {

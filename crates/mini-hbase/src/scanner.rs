@@ -12,12 +12,12 @@ use hbclient_proto::cell::Cell;
 use hbclient_proto::meta::compare_meta_rows;
 use hbclient_proto::pb;
 
+use crate::call::{CallResult, Conn, Reply};
 use crate::catalog::Region;
-use crate::client_service::{filter_error, read_query, resolve, store_error, to_result, Target};
 use crate::cluster::now_ms;
 use crate::exception::{class, RemoteException};
 use crate::filter::RowFilter;
-use crate::server::{CallResult, Conn, Reply};
+use crate::region_ops::{filter_error, read_query, resolve, store_error, to_result, Target};
 use crate::store::ReadQuery;
 
 /// Default `max_result_size` when the client sends none (`hbase.server.scanner.max.result.size`).
@@ -222,7 +222,7 @@ async fn open(
     spec: &pb::RegionSpecifier,
     scan: &pb::Scan,
     request: &pb::ScanRequest,
-) -> Result<Scanner, crate::server::Fail> {
+) -> Result<Scanner, crate::call::Fail> {
     let source = match resolve(conn, "Scan", spec).await? {
         Target::Meta => Source::Meta,
         Target::Region(r) => Source::Region(r),

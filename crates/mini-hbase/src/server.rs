@@ -3,21 +3,22 @@
 //! answers go out in completion order, matched by call id), and writes answers through one
 //! writer task per connection that coalesces them.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use hbclient_proto::frame::{self, MessageRef, RequestFrame, CONNECTION_CALL_ID};
+use hbclient_proto::frame::{self, RequestFrame, CONNECTION_CALL_ID};
 use hbclient_proto::pb;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, Semaphore};
 use tokio_util::sync::CancellationToken;
 
+use crate::call::{CallResult, Conn, Fail, Service, WireFaults};
 use crate::cluster::Shared;
 use crate::exception::{class, RemoteException};
-use crate::faults::{CallSite, Reaction, ServerId};
+use crate::faults::ServerId;
 use crate::tls::{ReadHalf, WriteHalf};
 
 /// `SaslUtil.SWITCH_TO_SIMPLE_AUTH`: tells a SASL client to continue without authentication.
@@ -42,163 +43,6 @@ pub mod limits {
 }
 /// How often a slow reader (see [`Reaction::SlowReader`]) reads.
 const SLOW_READ_EVERY: Duration = Duration::from_millis(10);
-
-/// Connection-level faults switched on by a call's rule (see [`Reaction`]).
-#[derive(Debug, Default)]
-pub(crate) struct WireFaults {
-    stop_reading: AtomicBool,
-    silent: AtomicBool,
-    /// Bytes per second; 0: no limit.
-    read_rate: AtomicU64,
-}
-
-/// The services a connection can be bound to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Service {
-    /// Get, Mutate, Scan, Multi (region servers).
-    Client,
-    /// Region administration (region servers).
-    Admin,
-    /// DDL and cluster administration (master).
-    Master,
-    /// ZooKeeper-free registry (master and region servers).
-    ClientMeta,
-}
-
-impl Service {
-    fn parse(name: &str, server: ServerId) -> Option<Service> {
-        let is_master = server == ServerId::Master;
-        match name {
-            "ClientService" if !is_master => Some(Service::Client),
-            "AdminService" if !is_master => Some(Service::Admin),
-            "MasterService" if is_master => Some(Service::Master),
-            "ClientMetaService" => Some(Service::ClientMeta),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Service::Client => "ClientService",
-            Service::Admin => "AdminService",
-            Service::Master => "MasterService",
-            Service::ClientMeta => "ClientMetaService",
-        }
-    }
-}
-
-/// What one connection knows while serving calls.
-#[derive(Debug)]
-pub(crate) struct Conn {
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) server: ServerId,
-    pub(crate) service: Service,
-    /// The client declared a cellblock codec: results go out as cellblocks.
-    pub(crate) cellblocks: bool,
-    /// Faults of the connection itself.
-    pub(crate) wire: WireFaults,
-    /// `(major, minor)` from the connection header's `VersionInfo`, when sent.
-    pub(crate) client_version: Option<(u32, u32)>,
-}
-
-impl Conn {
-    /// Whether a Get's result goes out as a cellblock: HBase 2.6 (`RSRpcServices.get`) uses one
-    /// only for clients that declared a codec and a version of at least 1.3 (observed on 2.6.4:
-    /// gohbase-like headers without `VersionInfo` get inline cells).
-    pub(crate) fn get_cellblocks(&self) -> bool {
-        self.cellblocks && self.client_version.is_some_and(|v| v >= (1, 3))
-    }
-
-    /// Index of this region server (panics on the master, which never serves region calls).
-    pub(crate) fn rs_index(&self) -> usize {
-        match self.server {
-            ServerId::RegionServer(n) => n,
-            ServerId::Master => unreachable!("region calls are only dispatched on region servers"),
-        }
-    }
-
-    /// Checks the fault rules for this call; `region` is set once the region is resolved.
-    pub(crate) async fn fault_point(
-        &self,
-        method: &str,
-        region: Option<(&hbclient_proto::meta::TableName, &[u8])>,
-    ) -> Result<(), Fail> {
-        let site = CallSite {
-            server: self.server,
-            service: self.service.name(),
-            method,
-            region,
-        };
-        match self.shared.faults.check(site) {
-            None => Ok(()),
-            Some(Reaction::Delay(d)) => {
-                tokio::time::sleep(d).await;
-                Ok(())
-            }
-            Some(Reaction::Exception(e)) => Err(Fail::Exception(e)),
-            Some(Reaction::CloseConnection) => Err(Fail::CloseConnection),
-            Some(Reaction::Stall) => Err(Fail::Stall),
-            Some(Reaction::StopReading) => {
-                self.wire.stop_reading.store(true, Ordering::Relaxed);
-                Err(Fail::Stall)
-            }
-            Some(Reaction::HalfOpen) => {
-                self.wire.silent.store(true, Ordering::Relaxed);
-                Err(Fail::Stall)
-            }
-            Some(Reaction::SlowReader { bytes_per_second }) => {
-                self.wire
-                    .read_rate
-                    .store(bytes_per_second.max(1), Ordering::Relaxed);
-                Ok(())
-            }
-        }
-    }
-}
-
-/// How a call can fail.
-#[derive(Debug)]
-pub(crate) enum Fail {
-    /// Answer with an exception.
-    Exception(RemoteException),
-    /// Close the connection without answering.
-    CloseConnection,
-    /// Never answer.
-    Stall,
-}
-
-impl From<RemoteException> for Fail {
-    fn from(e: RemoteException) -> Self {
-        Fail::Exception(e)
-    }
-}
-
-/// A successful answer: the response message and the cellblock beside it.
-pub(crate) struct Reply {
-    pub(crate) body: Box<dyn MessageRef + Send>,
-    pub(crate) cells: Vec<u8>,
-}
-
-impl Reply {
-    /// A reply without cells.
-    pub(crate) fn message(body: impl prost::Message + 'static) -> Reply {
-        Reply {
-            body: Box::new(body),
-            cells: Vec::new(),
-        }
-    }
-
-    /// A reply with a cellblock.
-    pub(crate) fn with_cells(body: impl prost::Message + 'static, cells: Vec<u8>) -> Reply {
-        Reply {
-            body: Box::new(body),
-            cells,
-        }
-    }
-}
-
-/// Outcome of a call.
-pub(crate) type CallResult = Result<Reply, Fail>;
 
 /// Accepts connections until `stop` fires.
 pub(crate) async fn serve(
@@ -678,16 +522,6 @@ async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) -> CallResu
         Service::Master => crate::master_service::dispatch(conn, method, request).await,
         Service::ClientMeta => crate::registry::dispatch(conn, method, request),
     }
-}
-
-/// Decodes a call's parameter, mapping errors to the exception HBase would send.
-pub(crate) fn param<M: prost::Message + Default>(
-    request: &RequestFrame,
-    what: &'static str,
-) -> Result<M, Fail> {
-    request
-        .param::<M>(what)
-        .map_err(|e| Fail::Exception(RemoteException::bad_request(e)))
 }
 
 /// Writes queued answers, draining everything queued before each flush so that many answers
