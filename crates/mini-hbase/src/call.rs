@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use hbclient_proto::frame::{MessageRef, RequestFrame};
 
-use crate::cluster::Shared;
 use crate::exception::RemoteException;
 use crate::faults::{CallSite, Reaction, ServerId};
+use crate::state::Shared;
 
 /// Connection-level faults switched on by a call's rule (see [`Reaction`]).
 #[derive(Debug, Default)]

@@ -8,8 +8,8 @@ use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 
 use crate::call::{param, CallResult, Conn, Fail, Reply};
-use crate::cluster::{now_ms, Shared};
 use crate::exception::{class, RemoteException};
+use crate::state::{now_ms, Shared};
 
 /// Serves one MasterService call.
 pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) -> CallResult {
@@ -128,14 +128,14 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
             let name = region_name_of(&req.region_info);
             let split = match req.split_row.filter(|r| !r.is_empty()) {
                 Some(row) => row,
-                None => crate::admin_ops::middle_row(shared, &name).ok_or_else(|| {
+                None => crate::state::middle_row(shared, &name).ok_or_else(|| {
                     RemoteException::new(
                         class::DO_NOT_RETRY,
                         "Region is not splittable: fewer than two rows",
                     )
                 })?,
             };
-            crate::admin_ops::split_region(shared, &name, &split)?;
+            crate::state::split_region(shared, &name, &split)?;
             Ok(proc_reply(shared, |proc_id| pb::SplitTableRegionResponse {
                 proc_id: Some(proc_id),
             }))

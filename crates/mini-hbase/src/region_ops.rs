@@ -12,8 +12,8 @@ use hbclient_proto::pb::mutation_proto::{DeleteType, MutationType};
 
 use crate::call::{Conn, Fail};
 use crate::catalog::{Region, RegionData};
-use crate::cluster::now_ms;
 use crate::exception::{class, RemoteException};
+use crate::state::now_ms;
 use crate::store::{ReadQuery, StoreError};
 
 /// What a region specifier resolved to on this server.

@@ -16,9 +16,9 @@ use tokio::sync::{mpsc, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::call::{CallResult, Conn, Fail, Service, WireFaults};
-use crate::cluster::Shared;
 use crate::exception::{class, RemoteException};
 use crate::faults::ServerId;
+use crate::state::Shared;
 use crate::tls::{ReadHalf, WriteHalf};
 
 /// `SaslUtil.SWITCH_TO_SIMPLE_AUTH`: tells a SASL client to continue without authentication.
