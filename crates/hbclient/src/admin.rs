@@ -298,7 +298,7 @@ impl Admin {
             .await?;
         let schema = response.table_schema.into_iter().next().ok_or_else(|| {
             Error::remote(RemoteError {
-                class: "org.apache.hadoop.hbase.TableNotFoundException".into(),
+                class: hbclient_proto::exceptions::TABLE_NOT_FOUND.into(),
                 message: name.to_string(),
                 do_not_retry: true,
                 server_overloaded: false,

@@ -68,6 +68,10 @@ pub(crate) async fn dispatch_admin(
             }
             Ok(Reply::message(pb::CompactRegionResponse {}))
         }
-        _ => Err(RemoteException::unsupported_method("AdminService", method).into()),
+        _ => Err(RemoteException::unsupported_method(
+            hbclient_proto::services::ADMIN_SERVICE,
+            method,
+        )
+        .into()),
     }
 }

@@ -37,20 +37,20 @@ impl Service {
     pub(crate) fn parse(name: &str, server: ServerId) -> Option<Service> {
         let is_master = server == ServerId::Master;
         match name {
-            "ClientService" if !is_master => Some(Service::Client),
-            "AdminService" if !is_master => Some(Service::Admin),
-            "MasterService" if is_master => Some(Service::Master),
-            "ClientMetaService" => Some(Service::ClientMeta),
+            hbclient_proto::services::CLIENT_SERVICE if !is_master => Some(Service::Client),
+            hbclient_proto::services::ADMIN_SERVICE if !is_master => Some(Service::Admin),
+            hbclient_proto::services::MASTER_SERVICE if is_master => Some(Service::Master),
+            hbclient_proto::services::CLIENT_META_SERVICE => Some(Service::ClientMeta),
             _ => None,
         }
     }
 
     pub(crate) fn name(self) -> &'static str {
         match self {
-            Service::Client => "ClientService",
-            Service::Admin => "AdminService",
-            Service::Master => "MasterService",
-            Service::ClientMeta => "ClientMetaService",
+            Service::Client => hbclient_proto::services::CLIENT_SERVICE,
+            Service::Admin => hbclient_proto::services::ADMIN_SERVICE,
+            Service::Master => hbclient_proto::services::MASTER_SERVICE,
+            Service::ClientMeta => hbclient_proto::services::CLIENT_META_SERVICE,
         }
     }
 }

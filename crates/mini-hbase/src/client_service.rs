@@ -34,7 +34,11 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
             .await
         }
         "Scan" => crate::scanner::scan(conn, param(request, "ScanRequest")?).await,
-        _ => Err(RemoteException::unsupported_method("ClientService", method).into()),
+        _ => Err(RemoteException::unsupported_method(
+            hbclient_proto::services::CLIENT_SERVICE,
+            method,
+        )
+        .into()),
     }
 }
 

@@ -236,7 +236,11 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
                 proc_id: Some(proc_id),
             }))
         }
-        _ => Err(RemoteException::unsupported_method("MasterService", method).into()),
+        _ => Err(RemoteException::unsupported_method(
+            hbclient_proto::services::MASTER_SERVICE,
+            method,
+        )
+        .into()),
     }
 }
 

@@ -183,7 +183,7 @@ fn run_one(
             Ok(mutation_result(out, conn.cellblocks, block))
         }
         Decoded::Unsupported => Err(RemoteException::unsupported_method(
-            "ClientService",
+            hbclient_proto::services::CLIENT_SERVICE,
             "Multi(coprocessor service call)",
         )),
     }

@@ -163,7 +163,7 @@ pub(crate) fn read_row(data: &RegionData, get: &pb::Get) -> Result<Vec<Cell>, Re
     if get.closest_row_before.unwrap_or(false) {
         // HBase 2.6.4 answers this with UnknownProtocolException (observed).
         return Err(RemoteException::new(
-            "org.apache.hadoop.hbase.exceptions.UnknownProtocolException",
+            class::UNKNOWN_PROTOCOL,
             "Is this a pre-hbase-1.0.0 or asynchbase client? Client is invoking getClosestRowBefore removed in hbase-2.0.0 replaced by reverse Scan.",
         ));
     }

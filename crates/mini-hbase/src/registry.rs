@@ -34,7 +34,13 @@ pub(crate) fn dispatch(conn: &Conn, method: &str, _request: &RequestFrame) -> Ca
                 .map(|s| s.server_name())
                 .collect(),
         }),
-        _ => return Err(RemoteException::unsupported_method("ClientMetaService", method).into()),
+        _ => {
+            return Err(RemoteException::unsupported_method(
+                hbclient_proto::services::CLIENT_META_SERVICE,
+                method,
+            )
+            .into())
+        }
     })
 }
 

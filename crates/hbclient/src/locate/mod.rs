@@ -383,7 +383,7 @@ fn overlaps(a: &RegionLocation, b: &RegionLocation) -> bool {
 fn parse_meta_row(table: &TableName, want: Want<'_>, cells: &[Cell]) -> Result<RegionLocation> {
     let not_found = || {
         Error::remote(crate::error::RemoteError {
-            class: "org.apache.hadoop.hbase.TableNotFoundException".into(),
+            class: hbclient_proto::exceptions::TABLE_NOT_FOUND.into(),
             message: table.to_string(),
             do_not_retry: true,
             server_overloaded: false,
