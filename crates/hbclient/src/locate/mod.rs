@@ -316,18 +316,7 @@ impl Locator {
                 r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
                 value: Bytes::from_static(meta::META_REGION_NAME),
             }),
-            scan: Some(pb::Scan {
-                column: vec![pb::Column {
-                    family: Bytes::from_static(meta::CATALOG_FAMILY),
-                    qualifier: Vec::new(),
-                }],
-                start_row: Some(want.meta_key(table)),
-                stop_row: Some(meta::meta_stop_key(table)),
-                include_stop_row: Some(true),
-                reversed: Some(true),
-                caching: Some(1),
-                ..Default::default()
-            }),
+            scan: Some(meta::lookup_scan(table, want.meta_key(table))),
             number_of_rows: Some(1),
             close_scanner: Some(true),
             client_handles_partials: Some(true),
@@ -396,14 +385,9 @@ fn parse_meta_row(table: &TableName, want: Want<'_>, cells: &[Cell]) -> Result<R
     if meta::table_of_region_name(&first.row) != &table.to_bytes()[..] {
         return Err(not_found());
     }
-    let find = |q: &[u8]| {
-        cells
-            .iter()
-            .find(|c| &c.qualifier[..] == q && &c.family[..] == meta::CATALOG_FAMILY)
-    };
-    let info_cell = find(meta::REGIONINFO_QUALIFIER)
+    let row = meta::parse_region_row(cells)?
         .ok_or_else(|| Error::protocol("meta row without info:regioninfo"))?;
-    let info: pb::RegionInfo = meta::decode_pb_value("RegionInfo", &info_cell.value)?;
+    let info = row.info;
     if info.offline.unwrap_or(false) {
         return Err(Error::connection(format!(
             "region {} is offline (in transition)",
@@ -412,15 +396,12 @@ fn parse_meta_row(table: &TableName, want: Want<'_>, cells: &[Cell]) -> Result<R
     }
     let start = info.start_key.clone().unwrap_or_default();
     let end = info.end_key.clone().unwrap_or_default();
-    let server = find(meta::SERVER_QUALIFIER)
-        .filter(|c| !c.value.is_empty())
-        .map(|c| String::from_utf8_lossy(&c.value).into_owned())
-        .ok_or_else(|| {
-            Error::connection(format!(
-                "region {} has no server yet",
-                String::from_utf8_lossy(&first.row)
-            ))
-        })?;
+    let server = row.server.ok_or_else(|| {
+        Error::connection(format!(
+            "region {} has no server yet",
+            String::from_utf8_lossy(&first.row)
+        ))
+    })?;
     let loc = RegionLocation {
         table: table.clone(),
         name: first.row.clone(),
