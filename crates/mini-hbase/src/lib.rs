@@ -13,9 +13,8 @@
 //!
 //! What it serves: `ClientService` (Get, Mutate, Multi, Scan), `AdminService` (region info, flush,
 //! compact), `MasterService` (DDL, namespaces, descriptors, table state, procedures, flush, split,
-//! move) and
-//! `ClientMetaService` (the ZooKeeper-free registry). Tests steer it with [`MiniCluster`]'s
-//! controls and with [`faults`] rules.
+//! move) and `ClientMetaService` (the ZooKeeper-free registry). Tests steer it with
+//! [`MiniCluster`]'s controls and with [`faults`] rules.
 
 mod admin_ops;
 mod call;
