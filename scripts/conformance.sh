@@ -36,6 +36,10 @@ case "${HBASE_VERSION:-2.6}" in
   2.6*)
     echo "== differential harness: raw requests against real HBase and mini-hbase, compared field by field"
     HBCLIENT_DIFF_TARGET="master=$master,rs=$rs" cargo run -q -p hbase-diff
+    echo "== official clients (Java client, gohbase): their checks against real HBase, then against mini-hbase"
+    SMOKE_TARGET=real bash scripts/smoke-official-clients.sh
+    # mini-hbase publishes under its own znode parent in this HBase's ZooKeeper.
+    SMOKE_ZK="$zk" bash scripts/smoke-official-clients.sh
     ;;
   *) echo "== differential harness skipped: it compares mini-hbase with HBase 2.6, this is ${HBASE_VERSION}" ;;
 esac

@@ -2259,6 +2259,28 @@ pub(crate) fn all() -> Vec<Scenario> {
             false,
             false,
         );
+        // A frame announcing more than hbase.ipc.max.request.size (256 MiB): only its length
+        // and request header are sent; the answer names the call, then the connection closes.
+        let too_big = |opts| {
+            let mut v = hdr(wire::header("ClientService", opts));
+            let header = pb::RequestHeader {
+                call_id: Some(77),
+                method_name: Some("Get".into()),
+                request_param: Some(true),
+                ..Default::default()
+            };
+            v.extend_from_slice(&((256u32 << 20) + 1).to_be_bytes());
+            v.extend_from_slice(&prost::Message::encode_length_delimited_to_vec(&header));
+            v
+        };
+        // Messages compared too: clients show this one to users.
+        raw("frame-too-big", too_big(ConnOpts::JAVA), false, true);
+        raw(
+            "frame-too-big-no-version",
+            too_big(ConnOpts::GOHBASE),
+            false,
+            true,
+        );
     }
     out
 }

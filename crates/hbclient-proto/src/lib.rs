@@ -6,8 +6,10 @@
 
 pub mod cell;
 pub mod error;
+pub mod exceptions;
 pub mod frame;
 pub mod meta;
+pub mod services;
 pub mod znode;
 
 pub use error::DecodeError;

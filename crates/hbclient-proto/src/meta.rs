@@ -292,10 +292,97 @@ pub fn decode_pb_value<M: Message + Default>(
     M::decode(&value[4..]).map_err(|e| DecodeError::protobuf(what, e))
 }
 
+/// The reversed one-row scan of `hbase:meta` that finds the region of `table` holding the row
+/// whose meta search key is `start_row` (see [`meta_search_key`]): from there down to the
+/// table's first region row, `info` family only, as HBase's clients send it.
+pub fn lookup_scan(table: &TableName, start_row: Bytes) -> pb::Scan {
+    pb::Scan {
+        column: vec![pb::Column {
+            family: Bytes::from_static(CATALOG_FAMILY),
+            qualifier: Vec::new(),
+        }],
+        start_row: Some(start_row),
+        stop_row: Some(meta_stop_key(table)),
+        include_stop_row: Some(true),
+        reversed: Some(true),
+        caching: Some(1),
+        ..Default::default()
+    }
+}
+
+/// One region row of `hbase:meta`, decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetaRegionRow {
+    /// The row key: the full region name.
+    pub name: Bytes,
+    /// `info:regioninfo` (`PBUF` + RegionInfo).
+    pub info: pb::RegionInfo,
+    /// `info:server` (`host:port`), absent or empty while the region is not assigned.
+    pub server: Option<String>,
+}
+
+/// Decodes the `info` cells of one meta row (all cells of one row, any order). `None` for a row
+/// without `info:regioninfo` (such as a table's `table:state` row).
+pub fn parse_region_row(cells: &[crate::cell::Cell]) -> Result<Option<MetaRegionRow>, DecodeError> {
+    let Some(first) = cells.first() else {
+        return Ok(None);
+    };
+    let find = |q: &[u8]| {
+        cells
+            .iter()
+            .find(|c| &c.qualifier[..] == q && &c.family[..] == CATALOG_FAMILY)
+    };
+    let Some(info) = find(REGIONINFO_QUALIFIER) else {
+        return Ok(None);
+    };
+    Ok(Some(MetaRegionRow {
+        name: first.row.clone(),
+        info: decode_pb_value("RegionInfo", &info.value)?,
+        server: find(SERVER_QUALIFIER)
+            .filter(|c| !c.value.is_empty())
+            .map(|c| String::from_utf8_lossy(&c.value).into_owned()),
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn region_rows_parse_and_other_rows_are_skipped() {
+        use crate::cell::Cell;
+        let table = TableName::parse("t").unwrap();
+        let name = region_name(&table, b"m", 7, 0);
+        let info = pb::RegionInfo {
+            region_id: 7,
+            table_name: table.to_pb(),
+            start_key: Some(Bytes::from_static(b"m")),
+            ..Default::default()
+        };
+        let cells = vec![
+            Cell::put(
+                name.clone(),
+                "info",
+                "regioninfo",
+                1,
+                encode_pb_value(&info),
+            ),
+            Cell::put(name.clone(), "info", "server", 1, "h:1"),
+        ];
+        let row = parse_region_row(&cells).unwrap().unwrap();
+        assert_eq!(
+            (row.name, row.info, row.server),
+            (name.clone(), info, Some("h:1".into()))
+        );
+        let unassigned = &cells[..1];
+        assert_eq!(parse_region_row(unassigned).unwrap().unwrap().server, None);
+        let state = [Cell::put("t", "table", "state", 1, "x")];
+        assert_eq!(parse_region_row(&state).unwrap(), None);
+        let scan = lookup_scan(&table, meta_search_key(&table, b"q"));
+        assert_eq!(scan.reversed, Some(true));
+        assert_eq!(scan.stop_row, Some(meta_stop_key(&table)));
+    }
 
     fn t(name: &str) -> TableName {
         TableName::parse(name).unwrap()

@@ -621,7 +621,7 @@ impl Admin {
 
 fn table_not_found(name: &TableName) -> Error {
     Error::remote(RemoteError {
-        class: "org.apache.hadoop.hbase.TableNotFoundException".into(),
+        class: hbclient_proto::exceptions::TABLE_NOT_FOUND.into(),
         message: name.to_string(),
         do_not_retry: true,
         server_overloaded: false,

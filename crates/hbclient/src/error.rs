@@ -53,35 +53,35 @@ pub struct RemoteError {
 
 /// Exception classes after which the cached region location is wrong.
 const RELOCATE: &[&str] = &[
-    "org.apache.hadoop.hbase.NotServingRegionException",
-    "org.apache.hadoop.hbase.exceptions.RegionMovedException",
-    "org.apache.hadoop.hbase.exceptions.RegionOpeningException",
-    "org.apache.hadoop.hbase.regionserver.RegionServerStoppedException",
-    "org.apache.hadoop.hbase.regionserver.RegionServerAbortedException",
-    "org.apache.hadoop.hbase.regionserver.WrongRegionException",
-    "org.apache.hadoop.hbase.ipc.ServerNotRunningYetException",
+    hbclient_proto::exceptions::NOT_SERVING_REGION,
+    hbclient_proto::exceptions::REGION_MOVED,
+    hbclient_proto::exceptions::REGION_OPENING,
+    hbclient_proto::exceptions::REGION_SERVER_STOPPED,
+    hbclient_proto::exceptions::REGION_SERVER_ABORTED,
+    hbclient_proto::exceptions::WRONG_REGION,
+    hbclient_proto::exceptions::SERVER_NOT_RUNNING_YET,
 ];
 
 /// Exception classes that must not be retried although the server did not flag them.
 const NEVER_RETRY: &[&str] = &[
-    "org.apache.hadoop.hbase.DoNotRetryIOException",
-    "org.apache.hadoop.hbase.TableNotFoundException",
-    "org.apache.hadoop.hbase.TableNotEnabledException",
-    "org.apache.hadoop.hbase.TableNotDisabledException",
-    "org.apache.hadoop.hbase.TableExistsException",
-    "org.apache.hadoop.hbase.NamespaceNotFoundException",
-    "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException",
-    "org.apache.hadoop.hbase.exceptions.FailedSanityCheckException",
-    "org.apache.hadoop.hbase.security.AccessDeniedException",
+    hbclient_proto::exceptions::DO_NOT_RETRY,
+    hbclient_proto::exceptions::TABLE_NOT_FOUND,
+    hbclient_proto::exceptions::TABLE_NOT_ENABLED,
+    hbclient_proto::exceptions::TABLE_NOT_DISABLED,
+    hbclient_proto::exceptions::TABLE_EXISTS,
+    hbclient_proto::exceptions::NAMESPACE_NOT_FOUND,
+    hbclient_proto::exceptions::NO_SUCH_COLUMN_FAMILY,
+    hbclient_proto::exceptions::FAILED_SANITY_CHECK,
+    hbclient_proto::exceptions::ACCESS_DENIED,
     "org.apache.hadoop.security.AccessControlException",
     "javax.security.sasl.SaslException",
-    "org.apache.hadoop.hbase.UnknownScannerException",
-    "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException",
-    "org.apache.hadoop.hbase.ipc.FatalConnectionException",
-    "org.apache.hadoop.hbase.ipc.WrongVersionException",
-    "org.apache.hadoop.hbase.ipc.BadAuthException",
-    "org.apache.hadoop.hbase.ipc.UnsupportedCellCodecException",
-    "org.apache.hadoop.hbase.ipc.UnknownServiceException",
+    hbclient_proto::exceptions::UNKNOWN_SCANNER,
+    hbclient_proto::exceptions::OUT_OF_ORDER_SCANNER_NEXT,
+    hbclient_proto::exceptions::FATAL_CONNECTION,
+    hbclient_proto::exceptions::WRONG_VERSION,
+    hbclient_proto::exceptions::BAD_AUTH,
+    hbclient_proto::exceptions::UNSUPPORTED_CELL_CODEC,
+    hbclient_proto::exceptions::UNKNOWN_SERVICE,
 ];
 
 impl RemoteError {
@@ -134,12 +134,10 @@ impl Error {
     /// An error for an exception the server sent.
     pub fn remote(remote: RemoteError) -> Error {
         let kind = match remote.class.as_str() {
-            "org.apache.hadoop.hbase.TableNotFoundException" => ErrorKind::TableNotFound,
-            "org.apache.hadoop.hbase.TableNotEnabledException" => ErrorKind::TableNotEnabled,
-            "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException" => {
-                ErrorKind::NoSuchColumnFamily
-            }
-            "org.apache.hadoop.hbase.security.AccessDeniedException"
+            hbclient_proto::exceptions::TABLE_NOT_FOUND => ErrorKind::TableNotFound,
+            hbclient_proto::exceptions::TABLE_NOT_ENABLED => ErrorKind::TableNotEnabled,
+            hbclient_proto::exceptions::NO_SUCH_COLUMN_FAMILY => ErrorKind::NoSuchColumnFamily,
+            hbclient_proto::exceptions::ACCESS_DENIED
             | "org.apache.hadoop.security.AccessControlException"
             | "javax.security.sasl.SaslException" => ErrorKind::Authentication,
             _ => ErrorKind::Remote,
@@ -315,23 +313,17 @@ mod tests {
     #[test]
     fn classification() {
         let nsre = Error::remote(remote(
-            "org.apache.hadoop.hbase.NotServingRegionException",
+            hbclient_proto::exceptions::NOT_SERVING_REGION,
             false,
         ));
         assert!(nsre.is_retriable());
         assert!(nsre.remote_error().unwrap().needs_relocation());
         assert_eq!(nsre.kind(), ErrorKind::Remote);
-        let busy = Error::remote(remote(
-            "org.apache.hadoop.hbase.RegionTooBusyException",
-            false,
-        ));
+        let busy = Error::remote(remote(hbclient_proto::exceptions::REGION_TOO_BUSY, false));
         assert!(busy.is_retriable() && !busy.remote_error().unwrap().needs_relocation());
         let flagged = Error::remote(remote("com.example.Custom", true));
         assert!(!flagged.is_retriable());
-        let tnf = Error::remote(remote(
-            "org.apache.hadoop.hbase.TableNotFoundException",
-            false,
-        ));
+        let tnf = Error::remote(remote(hbclient_proto::exceptions::TABLE_NOT_FOUND, false));
         assert_eq!(tnf.kind(), ErrorKind::TableNotFound);
         assert!(!tnf.is_retriable());
         assert!(Error::connection("x").is_retriable());

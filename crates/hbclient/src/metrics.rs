@@ -19,8 +19,8 @@ const METHODS: [&str; 6] = [
     "Mutate",
     "Multi",
     "Scan",
-    "ClientMetaService",
-    "MasterService",
+    hbclient_proto::services::CLIENT_META_SERVICE,
+    hbclient_proto::services::MASTER_SERVICE,
 ];
 /// Latency buckets: bucket `i` holds calls that took less than 2^i microseconds.
 const BUCKETS: usize = 32;

@@ -197,7 +197,7 @@ mod tests {
             pause_overloaded: Duration::from_millis(1000),
         };
         let overloaded = Error::remote(crate::error::RemoteError {
-            class: "org.apache.hadoop.hbase.CallQueueTooBigException".into(),
+            class: hbclient_proto::exceptions::CALL_QUEUE_TOO_BIG.into(),
             message: String::new(),
             do_not_retry: false,
             server_overloaded: true,

@@ -220,12 +220,12 @@ impl Core {
     ) -> Option<Error> {
         let not_serving = e
             .remote_class()
-            .is_some_and(|c| c == "org.apache.hadoop.hbase.NotServingRegionException");
+            .is_some_and(|c| c == hbclient_proto::exceptions::NOT_SERVING_REGION);
         if !not_serving || self.table_disabled(table, deadline).await != Some(true) {
             return None;
         }
         Some(Error::remote(crate::error::RemoteError {
-            class: "org.apache.hadoop.hbase.TableNotEnabledException".into(),
+            class: hbclient_proto::exceptions::TABLE_NOT_ENABLED.into(),
             message: table.to_string(),
             do_not_retry: true,
             server_overloaded: false,

@@ -130,8 +130,6 @@ pub(crate) struct TableEntry {
 #[derive(Debug, Default)]
 pub(crate) struct Catalog {
     pub(crate) tables: BTreeMap<TableName, TableEntry>,
-    /// Namespaces created through the master (`default` and `hbase` always exist besides).
-    pub(crate) namespaces: std::collections::BTreeSet<String>,
     /// Online regions by full name.
     pub(crate) regions: HashMap<Bytes, Placement>,
     /// The same names in hbase:meta order, so a meta scan renders only the rows it returns.
@@ -139,14 +137,40 @@ pub(crate) struct Catalog {
     /// Full names by encoded name.
     encoded: HashMap<String, Bytes>,
     next_open_seq: u64,
+    /// Namespaces created by clients, with their configuration; `default` and `hbase` always
+    /// exist and are not listed here.
+    pub(crate) namespaces: BTreeMap<String, Vec<pb::NameStringPair>>,
 }
 
+/// The namespaces every HBase cluster has.
+pub(crate) const BUILT_IN_NAMESPACES: [&str; 2] = ["default", "hbase"];
+
 impl Catalog {
-    /// Whether namespace `ns` exists.
-    pub(crate) fn has_namespace(&self, ns: &[u8]) -> bool {
-        ns == TableName::DEFAULT_NAMESPACE
-            || ns == TableName::SYSTEM_NAMESPACE
-            || std::str::from_utf8(ns).is_ok_and(|ns| self.namespaces.contains(ns))
+    /// Whether `name` is a namespace of this cluster (built in or created).
+    pub(crate) fn has_namespace(&self, name: &[u8]) -> bool {
+        BUILT_IN_NAMESPACES.iter().any(|n| n.as_bytes() == name)
+            || std::str::from_utf8(name).is_ok_and(|n| self.namespaces.contains_key(n))
+    }
+
+    /// Every namespace with its configuration, sorted by name (as HBase lists them).
+    pub(crate) fn namespace_descriptors(&self) -> Vec<pb::NamespaceDescriptor> {
+        let mut all: Vec<pb::NamespaceDescriptor> = BUILT_IN_NAMESPACES
+            .iter()
+            .map(|n| pb::NamespaceDescriptor {
+                name: Bytes::from_static(n.as_bytes()),
+                configuration: Vec::new(),
+            })
+            .chain(
+                self.namespaces
+                    .iter()
+                    .map(|(n, conf)| pb::NamespaceDescriptor {
+                        name: Bytes::copy_from_slice(n.as_bytes()),
+                        configuration: conf.clone(),
+                    }),
+            )
+            .collect();
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+        all
     }
 
     /// Adds an online region on `server`.

@@ -8,10 +8,10 @@
 use hbclient_proto::pb;
 
 use crate::catalog::RegionData;
-use crate::client_service::{read_row, store_error};
-use crate::cluster::now_ms;
 use crate::exception::{class, RemoteException};
 use crate::filter::compare::{decode_comparator, CompareOp};
+use crate::region_ops::{read_row, store_error};
+use crate::state::now_ms;
 use crate::store::ReadQuery;
 
 /// Whether `condition` holds for the locked region's current data.

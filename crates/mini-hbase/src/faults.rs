@@ -296,7 +296,7 @@ mod tests {
     fn site<'a>(method: &'a str, region: Option<(&'a TableName, &'a [u8])>) -> CallSite<'a> {
         CallSite {
             server: ServerId::RegionServer(1),
-            service: "ClientService",
+            service: hbclient_proto::services::CLIENT_SERVICE,
             method,
             region,
         }

@@ -12,11 +12,12 @@
 //! ```
 //!
 //! What it serves: `ClientService` (Get, Mutate, Multi, Scan), `AdminService` (region info, flush,
-//! compact), `MasterService` (DDL, descriptors, table state, procedures, split, move) and
-//! `ClientMetaService` (the ZooKeeper-free registry). Tests steer it with [`MiniCluster`]'s
-//! controls and with [`faults`] rules.
+//! compact), `MasterService` (DDL, namespaces, descriptors, table state, procedures, flush, split,
+//! move) and `ClientMetaService` (the ZooKeeper-free registry). Tests steer it with
+//! [`MiniCluster`]'s controls and with [`faults`] rules.
 
 mod admin_ops;
+mod call;
 mod catalog;
 mod client_service;
 mod cluster;
@@ -24,17 +25,22 @@ mod condition;
 pub mod exception;
 pub mod faults;
 pub mod filter;
+mod leases;
 mod master_service;
 mod meta_table;
 mod multi;
+mod region_ops;
 mod registry;
 mod scanner;
-mod server;
+pub(crate) mod server;
+mod state;
 pub mod store;
 mod tls;
 mod zk;
 
-pub use cluster::{ClusterConfig, MiniCluster, ReceivedTrace, RegionView};
+pub use cluster::{ClusterConfig, MiniCluster, RegionView};
+pub use state::ReceivedTrace;
 pub use exception::RemoteException;
 pub use faults::{Match, Reaction, Rule, RuleId, ServerId};
+pub use server::limits;
 pub use tls::{ServerTls, TestPki};

@@ -7,9 +7,9 @@ use hbclient_proto::frame::RequestFrame;
 use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 
-use crate::cluster::{now_ms, Shared};
+use crate::call::{param, CallResult, Conn, Fail, Reply};
 use crate::exception::{class, RemoteException};
-use crate::server::{param, CallResult, Conn, Fail, Reply};
+use crate::state::{now_ms, Shared};
 
 /// Serves one MasterService call.
 pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) -> CallResult {
@@ -128,14 +128,14 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
             let name = region_name_of(&req.region_info);
             let split = match req.split_row.filter(|r| !r.is_empty()) {
                 Some(row) => row,
-                None => crate::admin_ops::middle_row(shared, &name).ok_or_else(|| {
+                None => crate::state::middle_row(shared, &name).ok_or_else(|| {
                     RemoteException::new(
                         class::DO_NOT_RETRY,
                         "Region is not splittable: fewer than two rows",
                     )
                 })?,
             };
-            crate::admin_ops::split_region(shared, &name, &split)?;
+            crate::state::split_region(shared, &name, &split)?;
             Ok(proc_reply(shared, |proc_id| pb::SplitTableRegionResponse {
                 proc_id: Some(proc_id),
             }))
@@ -146,28 +146,43 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
             Ok(Reply::message(pb::MoveRegionResponse {}))
         }
         "ListNamespaces" => Ok(Reply::message(pb::ListNamespacesResponse {
-            namespace_name: namespaces(shared),
+            namespace_name: shared
+                .catalog()
+                .namespace_descriptors()
+                .into_iter()
+                .map(|d| String::from_utf8_lossy(&d.name).into_owned())
+                .collect(),
         })),
         "ListNamespaceDescriptors" => Ok(Reply::message(pb::ListNamespaceDescriptorsResponse {
-            namespace_descriptor: namespaces(shared).into_iter().map(descriptor).collect(),
+            namespace_descriptor: shared.catalog().namespace_descriptors(),
         })),
         "GetNamespaceDescriptor" => {
             let req: pb::GetNamespaceDescriptorRequest =
                 param(request, "GetNamespaceDescriptorRequest")?;
-            if !shared
+            let namespace_descriptor = shared
                 .catalog()
-                .has_namespace(req.namespace_name.as_bytes())
-            {
-                return Err(namespace_not_found(&req.namespace_name).into());
-            }
+                .namespace_descriptors()
+                .into_iter()
+                .find(|d| d.name[..] == *req.namespace_name.as_bytes())
+                .ok_or_else(|| namespace_not_found(&req.namespace_name))?;
             Ok(Reply::message(pb::GetNamespaceDescriptorResponse {
-                namespace_descriptor: descriptor(req.namespace_name),
+                namespace_descriptor,
             }))
         }
+        // Namespace DDL is a procedure on HBase 2.6, but HMaster waits for its prepare step
+        // (a blocking latch, HBASE-19953), so a prepare failure is the call's own error.
         "CreateNamespace" => {
             let req: pb::CreateNamespaceRequest = param(request, "CreateNamespaceRequest")?;
-            create_namespace(shared, &req.namespace_descriptor.name)?;
+            check_namespace_name(&req.namespace_descriptor.name)?;
+            create_namespace(shared, req.namespace_descriptor)?;
             Ok(proc_reply(shared, |proc_id| pb::CreateNamespaceResponse {
+                proc_id: Some(proc_id),
+            }))
+        }
+        "ModifyNamespace" => {
+            let req: pb::ModifyNamespaceRequest = param(request, "ModifyNamespaceRequest")?;
+            modify_namespace(shared, req.namespace_descriptor)?;
+            Ok(proc_reply(shared, |proc_id| pb::ModifyNamespaceResponse {
                 proc_id: Some(proc_id),
             }))
         }
@@ -178,63 +193,121 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
                 proc_id: Some(proc_id),
             }))
         }
-        _ => Err(RemoteException::unsupported_method("MasterService", method).into()),
+        "ListTableNamesByNamespace" => {
+            let req: pb::ListTableNamesByNamespaceRequest =
+                param(request, "ListTableNamesByNamespaceRequest")?;
+            let catalog = shared.catalog();
+            if !catalog.has_namespace(req.namespace_name.as_bytes()) {
+                return Err(namespace_not_found(&req.namespace_name).into());
+            }
+            let table_name = catalog
+                .tables
+                .keys()
+                .filter(|name| name.namespace()[..] == *req.namespace_name.as_bytes())
+                .map(TableName::to_pb)
+                .collect();
+            Ok(Reply::message(pb::ListTableNamesByNamespaceResponse {
+                table_name,
+            }))
+        }
+        "ListTableDescriptorsByNamespace" => {
+            let req: pb::ListTableDescriptorsByNamespaceRequest =
+                param(request, "ListTableDescriptorsByNamespaceRequest")?;
+            let catalog = shared.catalog();
+            if !catalog.has_namespace(req.namespace_name.as_bytes()) {
+                return Err(namespace_not_found(&req.namespace_name).into());
+            }
+            let table_schema = catalog
+                .tables
+                .iter()
+                .filter(|(name, _)| name.namespace()[..] == *req.namespace_name.as_bytes())
+                .map(|(_, t)| t.schema.clone())
+                .collect();
+            Ok(Reply::message(
+                pb::ListTableDescriptorsByNamespaceResponse { table_schema },
+            ))
+        }
+        "FlushTable" => {
+            // HBase 2.6's Admin.flush(table) goes here first (then, on an unknown-method
+            // answer, to the older ExecProcedure("flush-table-proc")).
+            let req: pb::FlushTableRequest = param(request, "FlushTableRequest")?;
+            flush_table(shared, &req)?;
+            Ok(proc_reply(shared, |proc_id| pb::FlushTableResponse {
+                proc_id: Some(proc_id),
+            }))
+        }
+        _ => Err(RemoteException::unsupported_method(
+            hbclient_proto::services::MASTER_SERVICE,
+            method,
+        )
+        .into()),
     }
 }
 
-/// Every namespace, sorted as HBase lists them.
-fn namespaces(shared: &Shared) -> Vec<String> {
-    let catalog = shared.catalog();
-    let mut all: Vec<String> = ["default", "hbase"]
-        .into_iter()
-        .map(String::from)
-        .chain(catalog.namespaces.iter().cloned())
-        .collect();
-    all.sort();
-    all
+fn in_namespace(table: &TableName, namespace: Option<&str>) -> bool {
+    namespace.is_none_or(|ns| ns.is_empty() || table.namespace()[..] == *ns.as_bytes())
 }
 
-fn descriptor(name: String) -> pb::NamespaceDescriptor {
-    pb::NamespaceDescriptor {
-        name: Bytes::from(name),
-        configuration: Vec::new(),
+fn namespace_not_found(name: &str) -> RemoteException {
+    RemoteException::new(class::NAMESPACE_NOT_FOUND, name)
+}
+
+/// HBase's `TableName.isLegalNamespaceName`, which HMaster checks before it starts the
+/// procedure (so its error is the call's): letters, digits and `_`, not "zookeeper".
+fn check_namespace_name(name: &[u8]) -> Result<(), RemoteException> {
+    let illegal =
+        |message: String| RemoteException::new("java.lang.IllegalArgumentException", message);
+    if name.is_empty() {
+        return Err(illegal("Namespace name must not be empty".into()));
+    }
+    let text = String::from_utf8_lossy(name);
+    if text == "zookeeper" {
+        return Err(illegal("Tables may not be named 'zookeeper'".into()));
+    }
+    match text
+        .chars()
+        .enumerate()
+        .find(|(_, c)| !(c.is_alphanumeric() || *c == '_'))
+    {
+        Some((i, c)) => Err(illegal(format!(
+            "Illegal character <{c}> at {i}. Namespaces may only contain 'alphanumeric characters' from any language and digits: {text}"
+        ))),
+        None => Ok(()),
     }
 }
 
-fn namespace_not_found(ns: &str) -> RemoteException {
-    RemoteException::new(class::NAMESPACE_NOT_FOUND, ns)
-}
-
-/// As HBase's `CreateNamespaceProcedure`: legal name (`TableName.isLegalNamespaceName`), not
-/// there yet.
-fn create_namespace(shared: &Shared, name: &[u8]) -> Result<(), RemoteException> {
-    let legal = !name.is_empty() && name.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_');
-    let name = String::from_utf8_lossy(name).into_owned();
-    if !legal {
-        return Err(RemoteException::new(
-            class::DO_NOT_RETRY,
-            format!("Illegal character in namespace name {name:?}"),
-        ));
-    }
+fn create_namespace(shared: &Shared, desc: pb::NamespaceDescriptor) -> Result<(), RemoteException> {
+    let name = String::from_utf8_lossy(&desc.name).into_owned();
     let mut catalog = shared.catalog_mut();
-    if catalog.has_namespace(name.as_bytes()) {
+    if catalog.has_namespace(&desc.name) {
         return Err(RemoteException::new(class::NAMESPACE_EXIST, name));
     }
-    catalog.namespaces.insert(name);
+    catalog.namespaces.insert(name, desc.configuration);
     Ok(())
 }
 
-/// As HBase's `DeleteNamespaceProcedure`: not reserved, exists, holds no table.
+fn modify_namespace(shared: &Shared, desc: pb::NamespaceDescriptor) -> Result<(), RemoteException> {
+    let name = String::from_utf8_lossy(&desc.name).into_owned();
+    let mut catalog = shared.catalog_mut();
+    if !catalog.has_namespace(&desc.name) {
+        return Err(namespace_not_found(&name));
+    }
+    if let Some(conf) = catalog.namespaces.get_mut(&name) {
+        *conf = desc.configuration;
+    }
+    Ok(())
+}
+
 fn delete_namespace(shared: &Shared, name: &str) -> Result<(), RemoteException> {
-    if name == "default" || name == "hbase" {
+    let mut catalog = shared.catalog_mut();
+    if !catalog.has_namespace(name.as_bytes()) {
+        return Err(namespace_not_found(name));
+    }
+    if crate::catalog::BUILT_IN_NAMESPACES.contains(&name) {
         return Err(RemoteException::new(
             class::CONSTRAINT,
             format!("Reserved namespace {name} cannot be removed."),
         ));
-    }
-    let mut catalog = shared.catalog_mut();
-    if !catalog.namespaces.contains(name) {
-        return Err(namespace_not_found(name));
     }
     let tables = catalog
         .tables
@@ -251,8 +324,27 @@ fn delete_namespace(shared: &Shared, name: &str) -> Result<(), RemoteException> 
     Ok(())
 }
 
-fn in_namespace(table: &TableName, namespace: Option<&str>) -> bool {
-    namespace.is_none_or(|ns| ns.is_empty() || table.namespace()[..] == *ns.as_bytes())
+/// Flushes every region of an enabled table (the in-memory store has nothing to write, but the
+/// checks are HBase's).
+fn flush_table(shared: &Shared, req: &pb::FlushTableRequest) -> Result<(), RemoteException> {
+    let table = TableName::from_pb(&req.table_name);
+    let catalog = shared.catalog();
+    let entry = catalog
+        .tables
+        .get(&table)
+        .ok_or_else(|| not_found(&table))?;
+    if !entry.enabled {
+        return Err(RemoteException::new(
+            class::TABLE_NOT_ENABLED,
+            table.to_string(),
+        ));
+    }
+    for placement in catalog.table_regions(&table) {
+        if let Ok(mut data) = placement.region.lock_open() {
+            data.store.flush();
+        }
+    }
+    Ok(())
 }
 
 fn not_found(table: &TableName) -> RemoteException {

@@ -15,7 +15,7 @@ use hbclient_proto::meta::TableName;
 use prost::Message;
 
 use crate::catalog::{Catalog, Placement};
-use crate::cluster::Shared;
+use crate::state::Shared;
 
 /// One meta row: key and cells (sorted by qualifier).
 pub(crate) type MetaRow = (Bytes, Vec<Cell>);
@@ -157,7 +157,7 @@ fn table_state_row(catalog: &Catalog, table: &TableName) -> Option<MetaRow> {
         .filter(|p| &p.region.table == table)
         .map(|p| p.region.region_id)
         .min()
-        .unwrap_or_else(crate::cluster::now_ms);
+        .unwrap_or_else(crate::state::now_ms);
     let state = if entry.enabled {
         pb::table_state::State::Enabled
     } else {

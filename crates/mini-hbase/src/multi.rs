@@ -6,13 +6,13 @@ use bytes::Bytes;
 use hbclient_proto::cell::{Cell, CellBlockReader};
 use hbclient_proto::pb;
 
+use crate::call::{CallResult, Conn, Fail, Reply};
 use crate::catalog::Region;
-use crate::client_service::{
+use crate::exception::RemoteException;
+use crate::region_ops::{
     apply_mutation, get_result, mutation_cells, read_row, resolve_user_region, take_cells,
     to_result,
 };
-use crate::exception::RemoteException;
-use crate::server::{CallResult, Conn, Fail, Reply};
 
 /// Serves a Multi call.
 pub(crate) async fn multi(conn: &Conn, request: pb::MultiRequest, cellblock: Bytes) -> CallResult {
@@ -183,7 +183,7 @@ fn run_one(
             Ok(mutation_result(out, conn.cellblocks, block))
         }
         Decoded::Unsupported => Err(RemoteException::unsupported_method(
-            "ClientService",
+            hbclient_proto::services::CLIENT_SERVICE,
             "Multi(coprocessor service call)",
         )),
     }
@@ -232,7 +232,7 @@ fn run_atomic(
             .collect();
         data.store
             .check_families(all.iter().map(|c| &c.family[..]))
-            .map_err(crate::client_service::store_error)?;
+            .map_err(crate::region_ops::store_error)?;
         let mut outs = Vec::with_capacity(mutations.len());
         for (m, cells) in mutations {
             outs.push(apply_mutation(conn, &mut data, m, cells, nonce_group)?);
@@ -245,27 +245,24 @@ fn run_atomic(
                 processed: Some(processed),
                 ..Default::default()
             };
-            if condition.is_some() {
-                // A conditional region action (HBase 2.6.4, observed): every action is echoed
-                // by index; the combined result of the mutations (increment/append cells),
-                // when there is one, rides inline on the first.
-                let combined: Vec<Cell> = outs.into_iter().flatten().flatten().collect();
-                for (i, a) in action.action.iter().enumerate() {
-                    result.result_or_exception.push(pb::ResultOrException {
-                        index: a.index,
-                        result: (i == 0 && !combined.is_empty())
-                            .then(|| to_result(combined.clone(), false, block)),
-                        ..Default::default()
-                    });
-                }
-            } else {
-                for (a, out) in action.action.iter().zip(outs) {
-                    result.result_or_exception.push(pb::ResultOrException {
-                        index: a.index,
-                        result: Some(mutation_result(out, conn.cellblocks, block)),
-                        ..Default::default()
-                    });
-                }
+            // HBase 2.6.4 (RSRpcServices, atomic and conditional region actions alike): one
+            // ResultOrException per action, numbered by position (the indexes the client sent are
+            // not echoed; mutateRow sends none), each with an empty Result, except that the first
+            // carries the merged cells of the increments and appends, inline.
+            let combined: Vec<Cell> = outs.into_iter().flatten().flatten().collect();
+            for i in 0..action.action.len() {
+                let first = i == 0 && !combined.is_empty();
+                result.result_or_exception.push(pb::ResultOrException {
+                    index: Some(i as u32),
+                    result: if first {
+                        Some(to_result(combined.clone(), false, block))
+                    } else if condition.is_some() {
+                        None
+                    } else {
+                        Some(pb::Result::default())
+                    },
+                    ..Default::default()
+                });
             }
             result
         }

@@ -4,8 +4,8 @@ use hbclient_proto::frame::RequestFrame;
 use hbclient_proto::meta;
 use hbclient_proto::pb;
 
+use crate::call::{CallResult, Conn, Reply};
 use crate::exception::RemoteException;
-use crate::server::{CallResult, Conn, Reply};
 
 /// Serves one ClientMetaService call. Every request message is empty, so none is decoded.
 pub(crate) fn dispatch(conn: &Conn, method: &str, _request: &RequestFrame) -> CallResult {
@@ -34,7 +34,13 @@ pub(crate) fn dispatch(conn: &Conn, method: &str, _request: &RequestFrame) -> Ca
                 .map(|s| s.server_name())
                 .collect(),
         }),
-        _ => return Err(RemoteException::unsupported_method("ClientMetaService", method).into()),
+        _ => {
+            return Err(RemoteException::unsupported_method(
+                hbclient_proto::services::CLIENT_META_SERVICE,
+                method,
+            )
+            .into())
+        }
     })
 }
 

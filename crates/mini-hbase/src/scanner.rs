@@ -1,140 +1,22 @@
 //! Server-side scanners: open, next (with `next_call_seq` checking), close, lease renewal and
 //! expiry, row limits, size limits with partial rows, and batching of wide rows.
 
-use std::collections::HashMap;
 use std::ops::Bound;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use hbclient_proto::cell::Cell;
 use hbclient_proto::pb;
 
-use crate::catalog::Region;
-use crate::client_service::{filter_error, read_query, resolve, store_error, to_result, Target};
-use crate::cluster::now_ms;
+use crate::call::{CallResult, Conn, Reply};
 use crate::exception::{class, RemoteException};
 use crate::filter::RowFilter;
-use crate::server::{CallResult, Conn, Reply};
-use crate::store::ReadQuery;
+use crate::leases::{Scanner, Source};
+use crate::region_ops::{filter_error, read_query, resolve, store_error, to_result, Target};
+use crate::state::now_ms;
 
 /// Default `max_result_size` when the client sends none (`hbase.server.scanner.max.result.size`).
 const SERVER_MAX_RESULT_SIZE: u64 = 100 * 1024 * 1024;
-
-/// The open scanners of one server.
-#[derive(Default)]
-pub(crate) struct Scanners {
-    open: Mutex<HashMap<u64, Arc<tokio::sync::Mutex<Scanner>>>>,
-    /// Scanners closed by the client or by the server after their last row, newest last. HBase
-    /// (`RSRpcServices.closedScanners`) answers a later `next` or close of one of them with an
-    /// empty response instead of `UnknownScannerException` (observed on 2.6.4).
-    closed: Mutex<(
-        std::collections::HashSet<u64>,
-        std::collections::VecDeque<u64>,
-    )>,
-    next_id: AtomicU64,
-}
-
-/// How many closed scanner ids are remembered.
-const CLOSED_SCANNERS_KEPT: usize = 10_000;
-
-impl std::fmt::Debug for Scanners {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Scanners")
-            .field("open", &self.lock().len())
-            .finish()
-    }
-}
-
-impl Scanners {
-    /// Drops every scanner (the server stopped).
-    pub(crate) fn clear(&self) {
-        self.lock().clear();
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<tokio::sync::Mutex<Scanner>>>> {
-        self.open.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn insert(&self, scanner: Scanner) -> (u64, Arc<tokio::sync::Mutex<Scanner>>) {
-        let now = Instant::now();
-        let mut open = self.lock();
-        open.retain(|_, s| s.try_lock().map_or(true, |s| s.lease_deadline > now));
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
-        let scanner = Arc::new(tokio::sync::Mutex::new(scanner));
-        open.insert(id, scanner.clone());
-        (id, scanner)
-    }
-
-    /// Scanners open now (expired ones not counted).
-    pub(crate) fn live(&self) -> usize {
-        let now = Instant::now();
-        self.lock()
-            .values()
-            .filter(|s| s.try_lock().map_or(true, |s| s.lease_deadline > now))
-            .count()
-    }
-
-    fn get(&self, id: u64) -> Option<Arc<tokio::sync::Mutex<Scanner>>> {
-        self.lock().get(&id).cloned()
-    }
-
-    /// Closes a scanner (client close or last row sent) and remembers its id.
-    fn remove(&self, id: u64) {
-        self.lock().remove(&id);
-        let mut closed = self.closed.lock().unwrap_or_else(|e| e.into_inner());
-        if closed.0.insert(id) {
-            closed.1.push_back(id);
-            if closed.1.len() > CLOSED_SCANNERS_KEPT {
-                if let Some(old) = closed.1.pop_front() {
-                    closed.0.remove(&old);
-                }
-            }
-        }
-    }
-
-    /// Drops a scanner whose lease expired (not remembered as closed).
-    fn expire(&self, id: u64) {
-        self.lock().remove(&id);
-    }
-
-    fn was_closed(&self, id: u64) -> bool {
-        self.closed
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .0
-            .contains(&id)
-    }
-}
-
-/// Where a scanner reads from.
-enum Source {
-    Meta,
-    Region(Arc<Region>),
-}
-
-struct Scanner {
-    source: Source,
-    columns: Vec<pb::Column>,
-    query: ReadQuery,
-    /// Versions the client asked for; with a filter they are cut after filtering.
-    versions: usize,
-    filter: Option<RowFilter>,
-    lower: Bound<Bytes>,
-    upper: Bound<Bytes>,
-    reversed: bool,
-    /// Last row fully returned; the scan resumes after it.
-    position: Option<Bytes>,
-    /// Cells of a row not yet sent (size limit or batch split).
-    pending: Option<(Bytes, Vec<Cell>)>,
-    next_seq: u64,
-    lease_deadline: Instant,
-    rows_left: Option<u64>,
-    batch: Option<usize>,
-    max_result_size: u64,
-    allow_partials: bool,
-}
 
 /// Serves a `Scan` call.
 pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
@@ -221,7 +103,7 @@ async fn open(
     spec: &pb::RegionSpecifier,
     scan: &pb::Scan,
     request: &pb::ScanRequest,
-) -> Result<Scanner, crate::server::Fail> {
+) -> Result<Scanner, crate::call::Fail> {
     let source = match resolve(conn, "Scan", spec).await? {
         Target::Meta => Source::Meta,
         Target::Region(r) => Source::Region(r),
@@ -236,7 +118,11 @@ async fn open(
     }
     let versions = query.max_versions as usize;
     let filter = match &scan.filter {
-        Some(f) => Some(RowFilter::compile(f).map_err(filter_error)?),
+        Some(f) => {
+            let mut filter = RowFilter::compile(f).map_err(filter_error)?;
+            filter.set_reversed(scan.reversed.unwrap_or(false));
+            Some(filter)
+        }
         None => None,
     };
     if filter.is_some() {
@@ -388,7 +274,7 @@ fn cut(mut cells: Vec<Cell>, s: &Scanner, budget: u64) -> (Vec<Cell>, Vec<Cell>)
 /// The next row with visible cells that passes the filter, advancing the position.
 fn next_row(
     s: &mut Scanner,
-    shared: &crate::cluster::Shared,
+    shared: &crate::state::Shared,
     counts: &mut Batch,
 ) -> Result<Option<(Bytes, Vec<Cell>)>, RemoteException> {
     loop {
@@ -455,7 +341,7 @@ fn as_ref(b: &Bound<Bytes>) -> Bound<&[u8]> {
 }
 
 /// The next meta row within the scanner's bounds, in meta-comparator order.
-fn next_meta_row(s: &Scanner, shared: &crate::cluster::Shared) -> Option<(Bytes, Vec<Cell>)> {
+fn next_meta_row(s: &Scanner, shared: &crate::state::Shared) -> Option<(Bytes, Vec<Cell>)> {
     let (lower, upper) = resume_bounds(s);
     let (key, cells) =
         crate::meta_table::next_row(shared, as_ref(&lower), as_ref(&upper), s.reversed)?;

@@ -3,21 +3,22 @@
 //! answers go out in completion order, matched by call id), and writes answers through one
 //! writer task per connection that coalesces them.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use hbclient_proto::frame::{self, MessageRef, RequestFrame, CONNECTION_CALL_ID};
+use hbclient_proto::frame::{self, RequestFrame, CONNECTION_CALL_ID};
 use hbclient_proto::pb;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, Semaphore};
 use tokio_util::sync::CancellationToken;
 
-use crate::cluster::Shared;
+use crate::call::{CallResult, Conn, Fail, Service, WireFaults};
 use crate::exception::{class, RemoteException};
-use crate::faults::{CallSite, Reaction, ServerId};
+use crate::faults::ServerId;
+use crate::state::Shared;
 use crate::tls::{ReadHalf, WriteHalf};
 
 /// `SaslUtil.SWITCH_TO_SIMPLE_AUTH`: tells a SASL client to continue without authentication.
@@ -25,173 +26,23 @@ const SWITCH_TO_SIMPLE_AUTH: i32 = -88;
 
 /// Largest connection header accepted.
 const MAX_CONNECTION_HEADER: usize = 1 << 20;
-/// Largest request frame accepted (HBase's `hbase.ipc.max.request.size` default).
-const MAX_REQUEST_SIZE: usize = 256 * 1024 * 1024;
-/// Calls of one connection served at once; beyond it the connection is not read (TCP pushes
-/// back on the client) until one finishes.
-const MAX_CALLS_PER_CONNECTION: usize = 1024;
-/// Answers of one connection queued for its writer; a client that reads slowly holds its calls
-/// (and then its reads) instead of growing the queue.
-const MAX_QUEUED_ANSWERS: usize = 256;
+use limits::{MAX_CALLS_PER_CONNECTION, MAX_QUEUED_ANSWERS, MAX_REQUEST_SIZE};
+
+/// What one client connection can make the server hold.
+pub mod limits {
+    /// Largest request frame accepted (HBase's `hbase.ipc.max.request.size` default, 256 MiB).
+    /// A longer one is answered as HBase does: `RequestTooBigException` on its call id, then the
+    /// connection closes; its body is never buffered.
+    pub const MAX_REQUEST_SIZE: usize = 256 * 1024 * 1024;
+    /// Calls of one connection served at once; beyond it the connection is not read (TCP pushes
+    /// back on the client) until one finishes.
+    pub const MAX_CALLS_PER_CONNECTION: usize = 1024;
+    /// Answers of one connection queued for its writer; a client that reads slowly holds its
+    /// calls (and then its reads) instead of growing the queue.
+    pub const MAX_QUEUED_ANSWERS: usize = 256;
+}
 /// How often a slow reader (see [`Reaction::SlowReader`]) reads.
 const SLOW_READ_EVERY: Duration = Duration::from_millis(10);
-
-/// Connection-level faults switched on by a call's rule (see [`Reaction`]).
-#[derive(Debug, Default)]
-pub(crate) struct WireFaults {
-    stop_reading: AtomicBool,
-    silent: AtomicBool,
-    /// Bytes per second; 0: no limit.
-    read_rate: AtomicU64,
-}
-
-/// The services a connection can be bound to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Service {
-    /// Get, Mutate, Scan, Multi (region servers).
-    Client,
-    /// Region administration (region servers).
-    Admin,
-    /// DDL and cluster administration (master).
-    Master,
-    /// ZooKeeper-free registry (master and region servers).
-    ClientMeta,
-}
-
-impl Service {
-    fn parse(name: &str, server: ServerId) -> Option<Service> {
-        let is_master = server == ServerId::Master;
-        match name {
-            "ClientService" if !is_master => Some(Service::Client),
-            "AdminService" if !is_master => Some(Service::Admin),
-            "MasterService" if is_master => Some(Service::Master),
-            "ClientMetaService" => Some(Service::ClientMeta),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Service::Client => "ClientService",
-            Service::Admin => "AdminService",
-            Service::Master => "MasterService",
-            Service::ClientMeta => "ClientMetaService",
-        }
-    }
-}
-
-/// What one connection knows while serving calls.
-#[derive(Debug)]
-pub(crate) struct Conn {
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) server: ServerId,
-    pub(crate) service: Service,
-    /// The client declared a cellblock codec: results go out as cellblocks.
-    pub(crate) cellblocks: bool,
-    /// Faults of the connection itself.
-    pub(crate) wire: WireFaults,
-    /// `(major, minor)` from the connection header's `VersionInfo`, when sent.
-    pub(crate) client_version: Option<(u32, u32)>,
-}
-
-impl Conn {
-    /// Whether a Get's result goes out as a cellblock: HBase 2.6 (`RSRpcServices.get`) uses one
-    /// only for clients that declared a codec and a version of at least 1.3 (observed on 2.6.4:
-    /// gohbase-like headers without `VersionInfo` get inline cells).
-    pub(crate) fn get_cellblocks(&self) -> bool {
-        self.cellblocks && self.client_version.is_some_and(|v| v >= (1, 3))
-    }
-
-    /// Index of this region server (panics on the master, which never serves region calls).
-    pub(crate) fn rs_index(&self) -> usize {
-        match self.server {
-            ServerId::RegionServer(n) => n,
-            ServerId::Master => unreachable!("region calls are only dispatched on region servers"),
-        }
-    }
-
-    /// Checks the fault rules for this call; `region` is set once the region is resolved.
-    pub(crate) async fn fault_point(
-        &self,
-        method: &str,
-        region: Option<(&hbclient_proto::meta::TableName, &[u8])>,
-    ) -> Result<(), Fail> {
-        let site = CallSite {
-            server: self.server,
-            service: self.service.name(),
-            method,
-            region,
-        };
-        match self.shared.faults.check(site) {
-            None => Ok(()),
-            Some(Reaction::Delay(d)) => {
-                tokio::time::sleep(d).await;
-                Ok(())
-            }
-            Some(Reaction::Exception(e)) => Err(Fail::Exception(e)),
-            Some(Reaction::CloseConnection) => Err(Fail::CloseConnection),
-            Some(Reaction::Stall) => Err(Fail::Stall),
-            Some(Reaction::StopReading) => {
-                self.wire.stop_reading.store(true, Ordering::Relaxed);
-                Err(Fail::Stall)
-            }
-            Some(Reaction::HalfOpen) => {
-                self.wire.silent.store(true, Ordering::Relaxed);
-                Err(Fail::Stall)
-            }
-            Some(Reaction::SlowReader { bytes_per_second }) => {
-                self.wire
-                    .read_rate
-                    .store(bytes_per_second.max(1), Ordering::Relaxed);
-                Ok(())
-            }
-        }
-    }
-}
-
-/// How a call can fail.
-#[derive(Debug)]
-pub(crate) enum Fail {
-    /// Answer with an exception.
-    Exception(RemoteException),
-    /// Close the connection without answering.
-    CloseConnection,
-    /// Never answer.
-    Stall,
-}
-
-impl From<RemoteException> for Fail {
-    fn from(e: RemoteException) -> Self {
-        Fail::Exception(e)
-    }
-}
-
-/// A successful answer: the response message and the cellblock beside it.
-pub(crate) struct Reply {
-    pub(crate) body: Box<dyn MessageRef + Send>,
-    pub(crate) cells: Vec<u8>,
-}
-
-impl Reply {
-    /// A reply without cells.
-    pub(crate) fn message(body: impl prost::Message + 'static) -> Reply {
-        Reply {
-            body: Box::new(body),
-            cells: Vec::new(),
-        }
-    }
-
-    /// A reply with a cellblock.
-    pub(crate) fn with_cells(body: impl prost::Message + 'static, cells: Vec<u8>) -> Reply {
-        Reply {
-            body: Box::new(body),
-            cells,
-        }
-    }
-}
-
-/// Outcome of a call.
-pub(crate) type CallResult = Result<Reply, Fail>;
 
 /// Accepts connections until `stop` fires.
 pub(crate) async fn serve(
@@ -278,6 +129,19 @@ async fn serve_connection(
             Ok(_) => {}
         }
         loop {
+            if let Some(oversize) = oversize_frame(&conn, &peer, &buf, MAX_REQUEST_SIZE) {
+                match oversize {
+                    // The header is not all here yet: read on (a bounded amount).
+                    Oversize::NeedHeader if buf.len() <= MAX_CONNECTION_HEADER => break,
+                    Oversize::NeedHeader | Oversize::BadHeader => close.cancel(),
+                    Oversize::Answer(answer) => {
+                        // Answered, then closed; nothing more is read from this client.
+                        let _ = tx.try_send(answer);
+                        close_soon(&close);
+                    }
+                }
+                return;
+            }
             let body = match frame::take_frame(&mut buf, MAX_REQUEST_SIZE) {
                 Ok(Some(body)) => body,
                 Ok(None) => break,
@@ -336,12 +200,70 @@ fn fatal_close(tx: &mpsc::Sender<Bytes>, close: &CancellationToken, e: RemoteExc
         CONNECTION_CALL_ID,
         e.to_pb(),
     ));
-    // Give the writer a moment to flush the error before the connection is cut.
+    close_soon(close);
+}
+
+/// Cuts the connection after giving the writer a moment to flush what is queued.
+fn close_soon(close: &CancellationToken) {
     let close = close.clone();
     tokio::spawn(async move {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         close.cancel();
     });
+}
+
+/// What to do about a frame whose announced length is over the limit.
+#[derive(Debug)]
+enum Oversize {
+    /// Its request header has not fully arrived yet.
+    NeedHeader,
+    /// Its request header does not decode: close without an answer.
+    BadHeader,
+    /// The answer to send on the call's id before closing.
+    Answer(Bytes),
+}
+
+/// HBase's `NettyRpcFrameDecoder` for a frame longer than `hbase.ipc.max.request.size`: it waits
+/// for the request header that follows the length, answers that call with
+/// `RequestTooBigException` (`DoNotRetryIOException` for a client that did not declare at least
+/// version 1.3), closes the connection once the answer is written and reads nothing more. The
+/// frame's body is never buffered. `None`: the frame in `buf` (if any) is within the limit.
+fn oversize_frame(conn: &Conn, peer: &str, buf: &[u8], max: usize) -> Option<Oversize> {
+    let len = u32::from_be_bytes(buf.get(..4)?.try_into().ok()?) as usize;
+    if len <= max {
+        return None;
+    }
+    let mut rest = &buf[4..];
+    let Ok(header_len) = prost::encoding::decode_varint(&mut rest) else {
+        // A varint needs at most 10 bytes; fewer may simply not have arrived yet.
+        return Some(if rest.len() >= 10 {
+            Oversize::BadHeader
+        } else {
+            Oversize::NeedHeader
+        });
+    };
+    let header_len = usize::try_from(header_len).ok()?;
+    if rest.len() < header_len {
+        return Some(Oversize::NeedHeader);
+    }
+    let Ok(header) = <pb::RequestHeader as prost::Message>::decode(&rest[..header_len]) else {
+        return Some(Oversize::BadHeader);
+    };
+    let host = peer.rsplit_once(':').map_or(peer, |(host, _)| host);
+    let message = format!(
+        "RPC data length of {len} received from {host} is greater than max allowed {max}. Set \"hbase.ipc.max.request.size\" on server to override this limit (not recommended)"
+    );
+    let class = if conn.client_version.is_some_and(|v| v >= (1, 3)) {
+        class::REQUEST_TOO_BIG
+    } else {
+        class::DO_NOT_RETRY
+    };
+    // ServerCall.setExceptionResponse: the message alone as `stack_trace`.
+    let e = RemoteException::connection(class, message);
+    Some(Oversize::Answer(frame::encode_exception_response(
+        header.call_id.unwrap_or(0),
+        e.to_pb(),
+    )))
 }
 
 /// Reads and checks the preamble and connection header. `Ok(None)`: the peer left.
@@ -606,16 +528,6 @@ async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) -> CallResu
         Service::Master => crate::master_service::dispatch(conn, method, request).await,
         Service::ClientMeta => crate::registry::dispatch(conn, method, request),
     }
-}
-
-/// Decodes a call's parameter, mapping errors to the exception HBase would send.
-pub(crate) fn param<M: prost::Message + Default>(
-    request: &RequestFrame,
-    what: &'static str,
-) -> Result<M, Fail> {
-    request
-        .param::<M>(what)
-        .map_err(|e| Fail::Exception(RemoteException::bad_request(e)))
 }
 
 /// Writes queued answers, draining everything queued before each flush so that many answers

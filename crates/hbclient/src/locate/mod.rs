@@ -544,16 +544,9 @@ impl Locator {
                 value: Bytes::from_static(meta::META_REGION_NAME),
             }),
             scan: Some(pb::Scan {
-                column: vec![pb::Column {
-                    family: Bytes::from_static(meta::CATALOG_FAMILY),
-                    qualifier: Vec::new(),
-                }],
-                start_row: Some(want.meta_key(table)),
-                stop_row: Some(meta::meta_stop_key(table)),
-                include_stop_row: Some(true),
-                reversed: Some(true),
+                // The neighbouring regions come along and are cached too (prefetch).
                 caching: Some(META_PREFETCH),
-                ..Default::default()
+                ..meta::lookup_scan(table, want.meta_key(table))
             }),
             number_of_rows: Some(META_PREFETCH),
             close_scanner: Some(true),
@@ -632,7 +625,7 @@ fn overlaps(a: &RegionLocation, b: &RegionLocation) -> bool {
 fn parse_meta_row(table: &TableName, want: Want<'_>, cells: &[Cell]) -> Result<RegionLocation> {
     let not_found = || {
         Error::remote(crate::error::RemoteError {
-            class: "org.apache.hadoop.hbase.TableNotFoundException".into(),
+            class: hbclient_proto::exceptions::TABLE_NOT_FOUND.into(),
             message: table.to_string(),
             do_not_retry: true,
             server_overloaded: false,
@@ -645,14 +638,9 @@ fn parse_meta_row(table: &TableName, want: Want<'_>, cells: &[Cell]) -> Result<R
     if meta::table_of_region_name(&first.row) != &table.to_bytes()[..] {
         return Err(not_found());
     }
-    let find = |q: &[u8]| {
-        cells
-            .iter()
-            .find(|c| &c.qualifier[..] == q && &c.family[..] == meta::CATALOG_FAMILY)
-    };
-    let info_cell = find(meta::REGIONINFO_QUALIFIER)
+    let row = meta::parse_region_row(cells)?
         .ok_or_else(|| Error::protocol("meta row without info:regioninfo"))?;
-    let info: pb::RegionInfo = meta::decode_pb_value("RegionInfo", &info_cell.value)?;
+    let info = row.info;
     if info.offline.unwrap_or(false) {
         return Err(Error::connection(format!(
             "region {} is offline (in transition)",
@@ -661,15 +649,12 @@ fn parse_meta_row(table: &TableName, want: Want<'_>, cells: &[Cell]) -> Result<R
     }
     let start = info.start_key.clone().unwrap_or_default();
     let end = info.end_key.clone().unwrap_or_default();
-    let server = find(meta::SERVER_QUALIFIER)
-        .filter(|c| !c.value.is_empty())
-        .map(|c| String::from_utf8_lossy(&c.value).into_owned())
-        .ok_or_else(|| {
-            Error::connection(format!(
-                "region {} has no server yet",
-                String::from_utf8_lossy(&first.row)
-            ))
-        })?;
+    let server = row.server.ok_or_else(|| {
+        Error::connection(format!(
+            "region {} has no server yet",
+            String::from_utf8_lossy(&first.row)
+        ))
+    })?;
     // Own copies of the keys: the cells are views into the whole meta answer, which a cached
     // location would otherwise keep alive (about 800 bytes per region with 10-row pages).
     let loc = RegionLocation {

@@ -24,10 +24,10 @@ impl Service {
     /// The name sent in the connection header.
     pub(crate) fn name(self) -> &'static str {
         match self {
-            Service::Client => "ClientService",
-            Service::Admin => "AdminService",
-            Service::Master => "MasterService",
-            Service::ClientMeta => "ClientMetaService",
+            Service::Client => hbclient_proto::services::CLIENT_SERVICE,
+            Service::Admin => hbclient_proto::services::ADMIN_SERVICE,
+            Service::Master => hbclient_proto::services::MASTER_SERVICE,
+            Service::ClientMeta => hbclient_proto::services::CLIENT_META_SERVICE,
         }
     }
 }

@@ -396,9 +396,7 @@ mod tests {
         let header = pb::ResponseHeader {
             call_id: Some(CONNECTION_CALL_ID_FOR_TESTS),
             exception: Some(pb::ExceptionResponse {
-                exception_class_name: Some(
-                    "org.apache.hadoop.hbase.ipc.SecurityNotEnabledException".into(),
-                ),
+                exception_class_name: Some(hbclient_proto::exceptions::SECURITY_NOT_ENABLED.into()),
                 stack_trace: Some(
                     "org.apache.hadoop.hbase.ipc.SecurityNotEnabledException: off".into(),
                 ),

@@ -282,9 +282,10 @@ impl AsyncTable {
                 break;
             }
             // Regions of a disabled table are not served anywhere: that is final.
-            let not_serving = retry.iter().map(|(_, e)| e).find(|e| {
-                e.remote_class() == Some("org.apache.hadoop.hbase.NotServingRegionException")
-            });
+            let not_serving = retry
+                .iter()
+                .map(|(_, e)| e)
+                .find(|e| e.remote_class() == Some(hbclient_proto::exceptions::NOT_SERVING_REGION));
             if let Some(e) = not_serving {
                 if let Some(disabled) = core.disabled_error(self.name(), e, deadline).await {
                     for (index, _) in retry {
@@ -485,7 +486,7 @@ mod tests {
     #[test]
     fn multi_exceptions_keep_class_message_and_move_target() {
         let e = name_bytes_error(&pb::NameBytesPair {
-            name: "org.apache.hadoop.hbase.exceptions.RegionMovedException".into(),
+            name: hbclient_proto::exceptions::REGION_MOVED.into(),
             value: Some(Bytes::from_static(
                 b"org.apache.hadoop.hbase.exceptions.RegionMovedException: Region moved to: hostname=h1 port=16020 startCode=5. As of locationSeqNum=0.\n\tat x",
             )),

@@ -305,9 +305,9 @@ fn reopens(e: &Error) -> bool {
         || e.remote_class().is_some_and(|c| {
             matches!(
                 c,
-                "org.apache.hadoop.hbase.UnknownScannerException"
-                    | "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException"
-                    | "org.apache.hadoop.hbase.exceptions.ScannerResetException"
+                hbclient_proto::exceptions::UNKNOWN_SCANNER
+                    | hbclient_proto::exceptions::OUT_OF_ORDER_SCANNER_NEXT
+                    | hbclient_proto::exceptions::SCANNER_RESET
             )
         })
 }
@@ -329,9 +329,9 @@ impl ScanState {
                     // `step` already corrected the location cache. The old scanner is closed
                     // unless the server says it is gone already.
                     if let Some(open) = self.open.take() {
-                        let gone = e.remote_class().is_some_and(|c| {
-                            c == "org.apache.hadoop.hbase.UnknownScannerException"
-                        });
+                        let gone = e
+                            .remote_class()
+                            .is_some_and(|c| c == hbclient_proto::exceptions::UNKNOWN_SCANNER);
                         if !gone {
                             close_later(&self.core, open);
                         }

@@ -81,6 +81,10 @@ pub(crate) trait Filter: Send + Sync {
         false
     }
 
+    /// Marks the filter as serving a reversed scan (`Filter.setReversed`, which HBase's region
+    /// calls on the scan's top filter; only lists pass it on to their members).
+    fn set_reversed(&mut self, _reversed: bool) {}
+
     /// Where to seek after `SeekNextUsingHint` (`getNextCellHint`); `None` means no hint.
     fn next_cell_hint(&self, _cell: &Cell) -> Option<CellKey> {
         None

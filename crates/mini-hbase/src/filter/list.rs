@@ -68,6 +68,12 @@ impl Filter for AndList {
         self.seek_hint_filters.clear();
     }
 
+    fn set_reversed(&mut self, reversed: bool) {
+        self.filters
+            .iter_mut()
+            .for_each(|f| f.set_reversed(reversed));
+    }
+
     fn filter_row_key(&mut self, row: &[u8]) -> FilterResult<bool> {
         if self.filters.is_empty() {
             return Ok(false);
@@ -218,6 +224,12 @@ impl Filter for OrList {
         self.prev_codes.fill(None);
         self.prev_cells.fill(None);
         self.included.fill(false);
+    }
+
+    fn set_reversed(&mut self, reversed: bool) {
+        self.filters
+            .iter_mut()
+            .for_each(|f| f.set_reversed(reversed));
     }
 
     fn filter_row_key(&mut self, row: &[u8]) -> FilterResult<bool> {

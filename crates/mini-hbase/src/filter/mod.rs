@@ -146,6 +146,12 @@ impl RowFilter {
         result
     }
 
+    /// Prepares the filter for a reversed scan, as HBase's region does before a reversed
+    /// region scanner starts (`Filter.setReversed(true)` on the scan's filter).
+    pub fn set_reversed(&mut self, reversed: bool) {
+        self.root.set_reversed(reversed);
+    }
+
     /// True once the filter can never accept another row (`PageFilter` full, `WhileMatchFilter`
     /// tripped, `InclusiveStopFilter` past its row, ...): the scan should end.
     pub fn filter_all_remaining(&self) -> bool {

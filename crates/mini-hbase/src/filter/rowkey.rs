@@ -16,6 +16,8 @@ pub(crate) struct PrefixFilter {
     pub(crate) prefix: Option<Bytes>,
     pub(crate) passed_prefix: bool,
     pub(crate) filter_row: bool,
+    /// In a reversed scan rows come in descending order: done once they sort before the prefix.
+    pub(crate) reversed: bool,
 }
 
 impl PrefixFilter {
@@ -24,6 +26,7 @@ impl PrefixFilter {
             prefix,
             passed_prefix: false,
             filter_row: true,
+            reversed: false,
         }
     }
 }
@@ -41,7 +44,12 @@ impl Filter for PrefixFilter {
             return Ok(true);
         }
         let cmp = row[..prefix.len()].cmp(prefix);
-        if cmp == Ordering::Greater {
+        let past = if self.reversed {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        };
+        if cmp == past {
             self.passed_prefix = true;
         }
         self.filter_row = cmp != Ordering::Equal;
@@ -62,6 +70,10 @@ impl Filter for PrefixFilter {
 
     fn filter_all_remaining(&self) -> bool {
         self.passed_prefix
+    }
+
+    fn set_reversed(&mut self, reversed: bool) {
+        self.reversed = reversed;
     }
 }
 
@@ -203,6 +215,15 @@ impl RowRange {
         }
     }
 
+    /// True if the whole range sorts after `row` (done in a reversed scan).
+    fn is_after(&self, row: &[u8]) -> bool {
+        match row.cmp(&self.start) {
+            Ordering::Less => true,
+            Ordering::Equal => !self.start_inclusive,
+            Ordering::Greater => false,
+        }
+    }
+
     /// `RowRange.isValid`: start ≤ stop (an empty start or stop is unbounded).
     pub(crate) fn is_valid(&self) -> bool {
         self.start.is_empty()
@@ -219,6 +240,8 @@ pub(crate) struct MultiRowRangeFilter {
     pub(crate) ranges: Vec<RowRange>,
     pub(crate) in_range: bool,
     pub(crate) done: bool,
+    /// Rows come in descending order: done once every range sorts after the row.
+    pub(crate) reversed: bool,
 }
 
 impl MultiRowRangeFilter {
@@ -239,6 +262,7 @@ impl MultiRowRangeFilter {
             ranges,
             in_range: false,
             done: false,
+            reversed: false,
         })
     }
 }
@@ -249,7 +273,11 @@ impl Filter for MultiRowRangeFilter {
             return Ok(true);
         }
         self.in_range = self.ranges.iter().any(|r| r.contains(row));
-        self.done = self.ranges.iter().all(|r| r.is_before(row));
+        self.done = if self.reversed {
+            self.ranges.iter().all(|r| r.is_after(row))
+        } else {
+            self.ranges.iter().all(|r| r.is_before(row))
+        };
         Ok(false)
     }
 
@@ -263,5 +291,9 @@ impl Filter for MultiRowRangeFilter {
 
     fn filter_all_remaining(&self) -> bool {
         self.done
+    }
+
+    fn set_reversed(&mut self, reversed: bool) {
+        self.reversed = reversed;
     }
 }

@@ -62,11 +62,16 @@ pub(crate) struct CellPass<'a> {
 
 impl CellPass<'_> {
     /// Runs the filter over `cells` and returns the included (transformed) ones.
-    pub(crate) fn run(self, cells: Vec<Cell>) -> FilterResult<Vec<Cell>> {
+    pub(crate) fn run(mut self, cells: Vec<Cell>) -> FilterResult<Vec<Cell>> {
         let mut included = Vec::new();
         let mut seek = Seek::None;
         let mut versions = VersionCount::default();
+        let mut family: Option<Bytes> = None;
         for cell in cells {
+            if family.as_ref() != Some(&cell.family) {
+                self.end_family(family.take());
+                family = Some(cell.family.clone());
+            }
             if self.closed_families.contains(&cell.family) || seek.skips(&cell) {
                 continue;
             }
@@ -81,7 +86,21 @@ impl CellPass<'_> {
                 included.push(self.filter.transform_cell(cell));
             }
         }
+        self.end_family(family);
         Ok(included)
+    }
+
+    /// A family's store scanner, done with this row, peeks at its next cell (in a later row) and
+    /// asks the matcher, which checks `filterAllRemaining` before anything else, while the
+    /// filter still has this row's state: `DONE_SCAN` closes the store for good. So a filter
+    /// that turns "all remaining" during a row (ColumnCountGetFilter past its limit, a tripped
+    /// WhileMatchFilter) ends the scan after that row even though `reset` clears it.
+    fn end_family(&mut self, family: Option<Bytes>) {
+        if let Some(family) = family {
+            if self.filter.filter_all_remaining() && !self.closed_families.contains(&family) {
+                self.closed_families.push(family);
+            }
+        }
     }
 
     /// Where the store moves after `code` (ignoring the version limit).

@@ -521,3 +521,52 @@ async fn atomic_region_action_is_all_or_nothing() {
         ["1", "2"]
     );
 }
+
+#[tokio::test]
+async fn atomic_region_action_answers_by_position_as_hbase_does() {
+    // The Java client's Table.mutateRow sends the actions of a RowMutations without indexes and
+    // looks the answers up by position: HBase numbers them 0..n whatever the request said, each
+    // with an empty Result (found by the Java client smoke program).
+    let c = cluster().await;
+    let (mut conn, rname) = client_for(&c, "t", b"a", true).await;
+    let request = |index: Option<u32>| pb::MultiRequest {
+        region_action: vec![pb::RegionAction {
+            region: region(&rname),
+            atomic: Some(true),
+            action: ["1", "2"]
+                .iter()
+                .map(|v| pb::Action {
+                    index: index.map(|i| i + v.parse::<u32>().unwrap()),
+                    mutation: Some(put("b_rm", &[("f", v, v)])),
+                    get: None,
+                    service_call: None,
+                })
+                .collect(),
+            condition: None,
+        }],
+        nonce_group: None,
+        condition: None,
+    };
+    for index in [None, Some(5)] {
+        let r: pb::MultiResponse = conn.call("Multi", &request(index)).await.body();
+        let result = &r.region_action_result[0];
+        assert_eq!(result.processed, Some(true));
+        let got: Vec<(Option<u32>, Option<pb::Result>)> = result
+            .result_or_exception
+            .iter()
+            .map(|roe| (roe.index, roe.result.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some(0), Some(pb::Result::default())),
+                (Some(1), Some(pb::Result::default()))
+            ],
+            "request indexes {index:?}"
+        );
+    }
+    assert_eq!(
+        values(&read(&mut conn, &rname, get("b_rm")).await),
+        ["1", "2"]
+    );
+}

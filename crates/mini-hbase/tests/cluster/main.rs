@@ -3,6 +3,7 @@
 mod raw;
 mod support;
 
+mod bounds;
 mod data;
 mod faults;
 mod handshake;

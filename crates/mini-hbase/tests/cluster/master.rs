@@ -299,3 +299,179 @@ async fn create_table_validation() {
         .await;
     assert!(empty_split.exception().is_some());
 }
+
+#[tokio::test]
+async fn namespaces_round_trip_with_hbase_errors() {
+    // Found by the Java client smoke: namespace DDL was not implemented.
+    let c = cluster().await;
+    let mut master = RawConn::open(c.master_addr(), "MasterService", true).await;
+    let ns = |name: &str| pb::NamespaceDescriptor {
+        name: b(name),
+        configuration: vec![pb::NameStringPair {
+            name: "k".into(),
+            value: "v".into(),
+        }],
+    };
+    let create = |name: &str| pb::CreateNamespaceRequest {
+        namespace_descriptor: ns(name),
+        nonce_group: None,
+        nonce: None,
+    };
+    let r: pb::CreateNamespaceResponse = master.call("CreateNamespace", &create("n1")).await.body();
+    proc_done(&mut master, r.proc_id.unwrap()).await;
+    // HMaster waits for the procedure's prepare step, so its failures are the call's.
+    let again = master.call("CreateNamespace", &create("n1")).await;
+    assert_eq!(
+        again.exception_class(),
+        Some("org.apache.hadoop.hbase.NamespaceExistException")
+    );
+    let bad = master.call("CreateNamespace", &create("a-b")).await;
+    assert_eq!(
+        bad.exception_class(),
+        Some("java.lang.IllegalArgumentException")
+    );
+    let listed: pb::ListNamespaceDescriptorsResponse = master
+        .call(
+            "ListNamespaceDescriptors",
+            &pb::ListNamespaceDescriptorsRequest {},
+        )
+        .await
+        .body();
+    let names: Vec<_> = listed
+        .namespace_descriptor
+        .iter()
+        .map(|d| String::from_utf8_lossy(&d.name).into_owned())
+        .collect();
+    assert_eq!(names, ["default", "hbase", "n1"]);
+    let got: pb::GetNamespaceDescriptorResponse = master
+        .call(
+            "GetNamespaceDescriptor",
+            &pb::GetNamespaceDescriptorRequest {
+                namespace_name: "n1".into(),
+            },
+        )
+        .await
+        .body();
+    assert_eq!(got.namespace_descriptor, ns("n1"));
+    let missing = master
+        .call(
+            "GetNamespaceDescriptor",
+            &pb::GetNamespaceDescriptorRequest {
+                namespace_name: "nope".into(),
+            },
+        )
+        .await;
+    assert_eq!(
+        missing.exception_class(),
+        Some("org.apache.hadoop.hbase.NamespaceNotFoundException")
+    );
+
+    // A table inside it: listed by namespace; the namespace cannot go while it holds one.
+    let r: pb::CreateTableResponse = master
+        .call(
+            "CreateTable",
+            &pb::CreateTableRequest {
+                table_schema: schema("n1:t", &["f"]),
+                split_keys: vec![],
+                nonce_group: None,
+                nonce: None,
+            },
+        )
+        .await
+        .body();
+    proc_done(&mut master, r.proc_id.unwrap()).await;
+    let tables: pb::ListTableNamesByNamespaceResponse = master
+        .call(
+            "ListTableNamesByNamespace",
+            &pb::ListTableNamesByNamespaceRequest {
+                namespace_name: "n1".into(),
+            },
+        )
+        .await
+        .body();
+    assert_eq!(
+        tables.table_name,
+        [TableName::parse("n1:t").unwrap().to_pb()]
+    );
+    let delete = |name: &str| pb::DeleteNamespaceRequest {
+        namespace_name: name.into(),
+        nonce_group: None,
+        nonce: None,
+    };
+    for (name, class, message) in [
+        (
+            "n1",
+            "org.apache.hadoop.hbase.constraint.ConstraintException",
+            "Only empty namespaces can be removed. Namespace n1 has 1 tables",
+        ),
+        (
+            "default",
+            "org.apache.hadoop.hbase.constraint.ConstraintException",
+            "Reserved namespace default cannot be removed.",
+        ),
+        (
+            "nope",
+            "org.apache.hadoop.hbase.NamespaceNotFoundException",
+            "nope",
+        ),
+    ] {
+        let r = master.call("DeleteNamespace", &delete(name)).await;
+        assert_eq!(r.exception_class(), Some(class), "{name}");
+        assert!(
+            r.exception()
+                .unwrap()
+                .stack_trace
+                .as_deref()
+                .unwrap_or("")
+                .contains(message),
+            "{name}: {:?}",
+            r.exception()
+        );
+    }
+    let r: pb::DisableTableResponse = master
+        .call(
+            "DisableTable",
+            &pb::DisableTableRequest {
+                table_name: TableName::parse("n1:t").unwrap().to_pb(),
+                nonce_group: None,
+                nonce: None,
+            },
+        )
+        .await
+        .body();
+    proc_done(&mut master, r.proc_id.unwrap()).await;
+    let r: pb::DeleteTableResponse = master
+        .call(
+            "DeleteTable",
+            &pb::DeleteTableRequest {
+                table_name: TableName::parse("n1:t").unwrap().to_pb(),
+                nonce_group: None,
+                nonce: None,
+            },
+        )
+        .await
+        .body();
+    proc_done(&mut master, r.proc_id.unwrap()).await;
+    let r: pb::DeleteNamespaceResponse = master.call("DeleteNamespace", &delete("n1")).await.body();
+    proc_done(&mut master, r.proc_id.unwrap()).await;
+}
+
+#[tokio::test]
+async fn flush_table_runs_as_a_procedure() {
+    // HBase 2.6's Admin.flush(table) calls MasterService.FlushTable (found by the Java smoke).
+    let c = cluster().await;
+    let mut master = RawConn::open(c.master_addr(), "MasterService", true).await;
+    let flush = |table: &str| pb::FlushTableRequest {
+        table_name: TableName::parse(table).unwrap().to_pb(),
+        column_family: vec![],
+        nonce_group: None,
+        nonce: None,
+    };
+    let r: pb::FlushTableResponse = master.call("FlushTable", &flush("t")).await.body();
+    proc_done(&mut master, r.proc_id.unwrap()).await;
+    let missing = master.call("FlushTable", &flush("absent")).await;
+    assert_eq!(
+        missing.exception_class(),
+        Some("org.apache.hadoop.hbase.TableNotFoundException")
+    );
+}

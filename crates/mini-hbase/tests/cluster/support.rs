@@ -73,17 +73,8 @@ pub(crate) async fn locate(
     let meta_addr = cluster.region_server_addrs()[cluster.meta_server()];
     let mut conn = RawConn::open(meta_addr, "ClientService", true).await;
     let table = TableName::parse(table).unwrap();
-    let scan = pb::Scan {
-        start_row: Some(meta::meta_search_key(&table, row)),
-        stop_row: Some(meta::meta_stop_key(&table)),
-        include_stop_row: Some(true),
-        reversed: Some(true),
-        column: vec![pb::Column {
-            family: Bytes::from_static(b"info"),
-            qualifier: vec![],
-        }],
-        ..Default::default()
-    };
+    // The lookup HBase's clients send, and the row parser the client uses (hbclient-proto).
+    let scan = meta::lookup_scan(&table, meta::meta_search_key(&table, row));
     let answer = conn
         .call(
             "Scan",
@@ -101,16 +92,10 @@ pub(crate) async fn locate(
     let cells = CellBlockReader::new(answer.frame.cellblock.clone())
         .next_cells(response.cells_per_result[0] as usize)
         .unwrap();
-    let info = cells
-        .iter()
-        .find(|c| &c.qualifier[..] == meta::REGIONINFO_QUALIFIER)
-        .unwrap();
-    let server = cells
-        .iter()
-        .find(|c| &c.qualifier[..] == meta::SERVER_QUALIFIER)
-        .unwrap();
-    let info: pb::RegionInfo = meta::decode_pb_value("RegionInfo", &info.value).unwrap();
-    (info, String::from_utf8(server.value.to_vec()).unwrap())
+    let row = meta::parse_region_row(&cells)
+        .unwrap()
+        .expect("a region row");
+    (row.info, row.server.expect("an assigned region"))
 }
 
 /// The region name of a RegionInfo.

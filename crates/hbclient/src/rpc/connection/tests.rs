@@ -14,9 +14,7 @@ fn call_ids_wrap_below_the_connection_id() {
 #[test]
 fn remote_errors_parse_messages_and_moves() {
     let e = remote_error(&pb::ExceptionResponse {
-        exception_class_name: Some(
-            "org.apache.hadoop.hbase.exceptions.RegionMovedException".into(),
-        ),
+        exception_class_name: Some(hbclient_proto::exceptions::REGION_MOVED.into()),
         stack_trace: Some(
             "org.apache.hadoop.hbase.exceptions.RegionMovedException: moved\n\tat x".into(),
         ),
