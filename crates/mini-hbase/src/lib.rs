@@ -39,8 +39,8 @@ mod tls;
 mod zk;
 
 pub use cluster::{ClusterConfig, MiniCluster, RegionView};
-pub use state::ReceivedTrace;
 pub use exception::RemoteException;
 pub use faults::{Match, Reaction, Rule, RuleId, ServerId};
 pub use server::limits;
+pub use state::ReceivedTrace;
 pub use tls::{ServerTls, TestPki};
