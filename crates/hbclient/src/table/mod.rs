@@ -421,6 +421,44 @@ mod tests {
 
     /// Compile-time check: every operation's future can be spawned on a multi-threaded runtime.
     #[allow(dead_code, clippy::let_underscore_future)]
+    /// Operation futures live on the caller's stack (a `#[tokio::test]` or `block_on` thread has
+    /// 2 MiB): they must stay small, or deep caller code overflows it. The retry loop boxes each
+    /// attempt, which is what keeps them small; this guards that.
+    #[tokio::test]
+    async fn operation_futures_stay_small() {
+        let mini = mini_hbase::MiniCluster::start(Default::default())
+            .await
+            .unwrap();
+        let config = crate::Config::bootstrap(&mini.master_addr().to_string());
+        let conn = crate::Connection::connect(config).await.unwrap();
+        let t = conn.table("t").unwrap();
+        let cam = CheckAndMutate::row("r")
+            .if_not_exists("f", "q")
+            .then_put(Put::new("r").add("f", "q", "v"))
+            .unwrap();
+        let sizes = [
+            ("get", std::mem::size_of_val(&t.get(Get::new("r")))),
+            ("put", std::mem::size_of_val(&t.put(Put::new("r")))),
+            (
+                "increment",
+                std::mem::size_of_val(&t.increment(Increment::new("r"))),
+            ),
+            (
+                "mutate_row",
+                std::mem::size_of_val(&t.mutate_row(RowMutations::new("r"))),
+            ),
+            (
+                "check_and_mutate",
+                std::mem::size_of_val(&t.check_and_mutate(cam)),
+            ),
+            ("batch", std::mem::size_of_val(&t.batch(Vec::new()))),
+        ];
+        eprintln!("{sizes:?}");
+        for (op, size) in sizes {
+            assert!(size <= 16 * 1024, "{op}: a {size}-byte future");
+        }
+    }
+
     fn futures_are_send(t: &AsyncTable) {
         is_send(t.get(Get::new("r")));
         is_send(t.exists(Get::new("r")));
