@@ -419,8 +419,6 @@ mod tests {
 
     fn is_send<T: Send>(_: T) {}
 
-    /// Compile-time check: every operation's future can be spawned on a multi-threaded runtime.
-    #[allow(dead_code, clippy::let_underscore_future)]
     /// Operation futures live on the caller's stack (a `#[tokio::test]` or `block_on` thread has
     /// 2 MiB): they must stay small, or deep caller code overflows it. The retry loop boxes each
     /// attempt, which is what keeps them small; this guards that.
@@ -459,6 +457,8 @@ mod tests {
         }
     }
 
+    /// Compile-time check: every operation's future can be spawned on a multi-threaded runtime.
+    #[allow(dead_code, clippy::let_underscore_future)]
     fn futures_are_send(t: &AsyncTable) {
         is_send(t.get(Get::new("r")));
         is_send(t.exists(Get::new("r")));
