@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Side by side, same server, same run: hbclient (async and blocking), HBase's PerformanceEvaluation (sync and
 # async client) and gohbase, each doing randomWrite then randomRead with the same rows, threads and value size,
-# strictly one after another, against a running real HBase. Prints one table (ops/s, p50, p99, client CPU per
-# op, each as a ratio to the baseline, hbclient async). See benches/README.md, section "Peers".
+# strictly one after another, against a running real HBase. The server is warmed first (unmeasured hbclient
+# writes and reads), then the tools run interleaved over --rounds rounds (round r: every tool's randomWrite,
+# then every tool's randomRead, in --tools order). Prints one table: per tool, workload and callers the median
+# and min–max over the rounds of ops/s, p50, p99 and client CPU per op, and the ratio of medians to the
+# baseline (hbclient async) with the per-round ratios' min–max. See benches/README.md, section "Peers".
 #
 #   bash benches/peers/compare.sh [options]
 #
 #   --rows N          key space and operations per phase [100000]
-#   --threads N       concurrency of every tool: hbclient tasks or threads, PE threads, gohbase goroutines [4]
+#   --threads LIST    concurrency of every tool: hbclient tasks or threads, PE threads, gohbase goroutines;
+#                     a comma list runs each value in every round (e.g. 4,16,64) [4]
+#   --rounds N        interleaved rounds of every tool [3]
+#   --server-warmup S unmeasured seconds of hbclient randomWrite then randomRead (each S) before round 1 [20]
 #   --value-size N    [1000]
 #   --zk HOST:PORT    [127.0.0.1:2181]
 #   --table T         the table, re-created and loaded with rows 0..N-1 first [peer_bench]
@@ -21,15 +27,17 @@
 #   --out DIR         [benches/results/<YYYY-MM-DD>/peers-<HHMMSS>]
 # Env: B (hbclient-bench binary) [target/release/hbclient-bench, built with cargo if missing].
 #
-# Output in DIR: one JSON (+ log) per run, commands.sh (the exact commands, in order), runs.tsv, table.md,
-# summary.json, peers.md (the table with its context: versions, parameters, machine).
+# Output in DIR: one JSON (+ log) per run, commands.sh (the exact commands, in order), runs.tsv (tool, workload,
+# threads, round, JSON, load average at the run's start), table.md, summary.json, peers.md (the table with its
+# context: versions, parameters, machine). Figures need phases of >= 100,000 operations or >= 10 s: the default
+# --rows 100000 gives that; fewer rows make a functional run (a warning says so).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$ROOT"
 
-ROWS=100000 THREADS=4 VSIZE=1000 ZK=127.0.0.1:2181 TABLE=peer_bench PRESPLIT=0 WARMUP=0
+ROWS=100000 THREADS=4 VSIZE=1000 ZK=127.0.0.1:2181 TABLE=peer_bench PRESPLIT=0 WARMUP=0 ROUNDS=3 SWARM=20
 TOOLS=hbclient-async,hbclient-blocking,pe,pe-async,gohbase
 LOAD=1 SETTLE=1 DROP=0 OUT=""
 while [ $# -gt 0 ]; do
@@ -42,15 +50,22 @@ while [ $# -gt 0 ]; do
     --presplit) PRESPLIT="$2"; shift 2 ;;
     --tools) TOOLS="$2"; shift 2 ;;
     --warmup) WARMUP="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    --server-warmup) SWARM="$2"; shift 2 ;;
     --no-load) LOAD=0; shift ;;
     --no-settle) SETTLE=0; shift ;;
     --drop) DROP=1; shift ;;
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$HERE/compare.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$HERE/compare.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown option $1 (--help)" >&2; exit 2 ;;
   esac
 done
-[ $((ROWS % THREADS)) -eq 0 ] || { echo "compare.sh: --rows must be a multiple of --threads (PE splits rows per thread)" >&2; exit 2; }
+IFS=, read -r -a thread_list <<<"$THREADS"
+for th in "${thread_list[@]}"; do
+  [ $((ROWS % th)) -eq 0 ] || { echo "compare.sh: --rows must be a multiple of every --threads value (PE splits rows per thread)" >&2; exit 2; }
+done
+[ "$ROUNDS" -ge 1 ] || { echo "compare.sh: --rounds must be >= 1" >&2; exit 2; }
+[ "$ROWS" -ge 100000 ] || echo "compare.sh: WARNING: --rows $ROWS < 100000: phases are short, a functional run, not figures" >&2
 
 log() { echo "compare.sh: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -65,7 +80,7 @@ RUNS="$OUT/runs.tsv"
 {
   echo "#!/usr/bin/env bash"
   echo "# benches/peers/compare.sh run of $(date -u +%FT%TZ), the exact commands in the order they ran, from the repo root"
-  echo "# invoked as: bash benches/peers/compare.sh $(printf '%q ' --rows "$ROWS" --threads "$THREADS" --value-size "$VSIZE" --zk "$ZK" --table "$TABLE" --presplit "$PRESPLIT" --tools "$TOOLS" --warmup "$WARMUP")$([ "$DROP" = 1 ] && echo --drop)"
+  echo "# invoked as: bash benches/peers/compare.sh $(printf '%q ' --rows "$ROWS" --threads "$THREADS" --rounds "$ROUNDS" --server-warmup "$SWARM" --value-size "$VSIZE" --zk "$ZK" --table "$TABLE" --presplit "$PRESPLIT" --tools "$TOOLS" --warmup "$WARMUP")$([ "$DROP" = 1 ] && echo --drop)"
 } >"$CMDS"
 
 # ------------------------------------------------------------------------------------------- prerequisites
@@ -84,17 +99,20 @@ if [[ ",$TOOLS," == *,gohbase,* ]]; then
 fi
 bash "$HERE/pe.sh" fetch >/dev/null   # the PE classpath also serves the settle (flush/compact) helper
 
-# run LABEL WORKLOAD JSON -- CMD...: record the command, run it (output to JSON%.json.log and the terminal)
+# run LABEL WORKLOAD JSON -- CMD...: record the command, run it (output to JSON%.json.log and the terminal);
+# THR and ROUND (globals) go to runs.tsv with the load average at the start
+THR="$THREADS" ROUND=0
 run() {
   local label="$1" wl="$2" json="$3"; shift 4
+  local load; load="$(cut -d' ' -f1 /proc/loadavg)"
   { printf '%q ' "$@" | sed "s#$ROOT/##g"; echo; } >>"$CMDS"
-  log "[$label] $wl"
+  log "[$label] $wl threads=$THR round=$ROUND (load $load)"
   set +e
   "$@" 2>&1 | tee "${json%.json}.out" | grep -v -E '^time=|^hbclient-bench: wrote|-latency-(over-time|distribution)\.svg$'
   local rc=${PIPESTATUS[0]}
   set -e
   [ "$rc" = 0 ] || log "[$label] $wl FAILED with status $rc (see ${json%.json}.out)"
-  printf '%s\t%s\t%s\n' "$label" "$wl" "$json" >>"$RUNS"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$wl" "$THR" "$ROUND" "$json" "$load" >>"$RUNS"
 }
 settle() {
   [ "$SETTLE" = 1 ] || return 0
@@ -103,15 +121,15 @@ settle() {
 }
 # hbclient-bench names its own files; move the JSON to a fixed name
 hb() {
-  local label="$1" mode="$2" wl="$3" dir="$OUT/$1-$3"
+  local label="$1" mode="$2" wl="$3" tag="$1-$3-t$THR-r$ROUND" dir="$OUT/$1-$3-t$THR-r$ROUND"
   shift 3
   mkdir -p "$dir"
-  local args=(run "$wl" --mode "$mode" --target "zk:$ZK" --table "$TABLE" --rows "$ROWS" --concurrency "$THREADS"
+  local args=(run "$wl" --mode "$mode" --target "zk:$ZK" --table "$TABLE" --rows "$ROWS" --concurrency "$THR"
     --value-size "$VSIZE" --warmup "$WARMUP" --no-progress --output "$dir")
   [ "$wl" != randomRead ] || args+=(--skip-load --compare-raw false)
-  run "$label" "$wl" "$OUT/$label-$wl.json" -- "$B" "${args[@]}"
+  run "$label" "$wl" "$OUT/$tag.json" -- "$B" "${args[@]}"
   local j; j="$(ls -t "$dir"/*.json 2>/dev/null | head -1 || true)"
-  [ -z "$j" ] || cp "$j" "$OUT/$label-$wl.json"
+  [ -z "$j" ] || cp "$j" "$OUT/$tag.json"
 }
 
 # ------------------------------------------------------------------------------------------- load
@@ -124,23 +142,44 @@ if [ "$LOAD" = 1 ]; then
   sed -i '$d' "$RUNS"   # the load is not part of the table
 fi
 
+# ------------------------------------------------------------------------------------------- server warm-up
+# Unmeasured: JIT, block cache and WAL of the region server warm before any tool is measured (not in runs.tsv).
+if [ "$SWARM" -gt 0 ]; then
+  THR="${thread_list[-1]}" ROUND=0
+  for wl in randomWrite randomRead; do
+    mkdir -p "$OUT/server-warmup"
+    wargs=(run "$wl" --mode async --target "zk:$ZK" --table "$TABLE" --rows "$ROWS" --concurrency "$THR"
+      --value-size "$VSIZE" --warmup 0 --duration "$SWARM" --no-progress --output "$OUT/server-warmup")
+    [ "$wl" != randomRead ] || wargs+=(--skip-load --compare-raw false)
+    run server-warmup "$wl" "$OUT/server-warmup/$wl.json" -- "$B" "${wargs[@]}"
+    sed -i '$d' "$RUNS"
+  done
+fi
+
 # ------------------------------------------------------------------------------------------- the runs
 IFS=, read -r -a tool_list <<<"$TOOLS"
 for t in "${tool_list[@]}"; do
-  for wl in randomWrite randomRead; do
-    [ "$wl" != randomRead ] || settle
-    case "$t" in
-      hbclient-async) hb "$t" async "$wl" ;;
-      hbclient-blocking) hb "$t" blocking "$wl" ;;
-      pe|pe-async)
-        pwl="$wl"; [ "$t" = pe ] || pwl="async${wl^}"
-        run "$t" "$wl" "$OUT/$t-$wl.json" -- bash benches/peers/pe.sh run "$pwl" --zk "$ZK" --table "$TABLE" \
-          --rows "$ROWS" --threads "$THREADS" --value-size "$VSIZE" --output "$OUT/$t-$wl.json" ;;
-      gohbase)
-        run "$t" "$wl" "$OUT/$t-$wl.json" -- "$GOB" -zk "$ZK" -table "$TABLE" -workload "$wl" -rows "$ROWS" \
-          -clients "$THREADS" -value-size "$VSIZE" -warmup "$WARMUP" -output "$OUT/$t-$wl.json" ;;
-      *) die "unknown tool $t (hbclient-async, hbclient-blocking, pe, pe-async, gohbase)" ;;
-    esac
+  case "$t" in hbclient-async|hbclient-blocking|pe|pe-async|gohbase) ;; *) die "unknown tool $t (hbclient-async, hbclient-blocking, pe, pe-async, gohbase)" ;; esac
+done
+for ROUND in $(seq 1 "$ROUNDS"); do
+  for THR in "${thread_list[@]}"; do
+    for wl in randomWrite randomRead; do
+      for t in "${tool_list[@]}"; do
+        [ "$wl" != randomRead ] || settle
+        tag="$t-$wl-t$THR-r$ROUND"
+        case "$t" in
+          hbclient-async) hb "$t" async "$wl" ;;
+          hbclient-blocking) hb "$t" blocking "$wl" ;;
+          pe|pe-async)
+            pwl="$wl"; [ "$t" = pe ] || pwl="async${wl^}"
+            run "$t" "$wl" "$OUT/$tag.json" -- bash benches/peers/pe.sh run "$pwl" --zk "$ZK" --table "$TABLE" \
+              --rows "$ROWS" --threads "$THR" --value-size "$VSIZE" --output "$OUT/$tag.json" ;;
+          gohbase)
+            run "$t" "$wl" "$OUT/$tag.json" -- "$GOB" -zk "$ZK" -table "$TABLE" -workload "$wl" -rows "$ROWS" \
+              -clients "$THR" -value-size "$VSIZE" -warmup "$WARMUP" -output "$OUT/$tag.json" ;;
+        esac
+      done
+    done
   done
 done
 
@@ -157,10 +196,12 @@ gov="$(sed -n 's/^require github.com\/tsuna\/gohbase \(.*\)$/\1/p' "$HERE/gohbas
 {
   echo "# Peers: hbclient vs PerformanceEvaluation vs gohbase"
   echo
-  echo "$(date -u +%FT%TZ), \`bash benches/peers/compare.sh --rows $ROWS --threads $THREADS --value-size $VSIZE --presplit $PRESPLIT --warmup $WARMUP --tools $TOOLS\`"
+  echo "$(date -u +%FT%TZ), \`bash benches/peers/compare.sh --rows $ROWS --threads $THREADS --rounds $ROUNDS --server-warmup $SWARM --value-size $VSIZE --presplit $PRESPLIT --warmup $WARMUP --tools $TOOLS\`"
   echo
   echo "- server: Apache HBase ${hv:-?} standalone (scripts/hbase/hbase.sh), ZooKeeper $ZK, table \`$TABLE\` (presplit $PRESPLIT), loaded with rows 0..$((ROWS - 1)) first"
-  echo "- every phase: $ROWS operations on uniformly random PE keys (26 digits), family info0, qualifier 0, $VSIZE-byte values, $THREADS concurrent callers sharing one connection; warm-up ${WARMUP}s (hbclient, gohbase), none for PE"
+  echo "- server warmed first: ${SWARM}s of hbclient randomWrite, then ${SWARM}s of randomRead (unmeasured); then $ROUNDS interleaved rounds (round r: each threads value, randomWrite of every tool in order, then randomRead of every tool)"
+  echo "- load average (1 min) at the start of the runs: $(cut -f6 "$RUNS" | sort -n | sed -n '1p;$p' | paste -sd- -) (per run in runs.tsv)"
+  echo "- every phase: $ROWS operations on uniformly random PE keys (26 digits), family info0, qualifier 0, $VSIZE-byte values, $THREADS (each) concurrent callers sharing one connection; warm-up ${WARMUP}s (hbclient, gohbase), none for PE"
   echo "- before each randomRead: $([ "$SETTLE" = 1 ] && echo 'flush + major compaction (one HFile per region, cold block cache)' || echo 'nothing')"
   echo "- hbclient: hbclient-bench $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates benches/src 2>/dev/null || echo '+dirty'), release build; async = $THREADS tokio tasks, blocking = $THREADS OS threads"
   echo "- PE: org.apache.hadoop.hbase.PerformanceEvaluation from hbase-mapreduce ${pev:-?} (tests jar), hbase client jars ${hv:-?}; \`--nomapred --oneCon=true --autoFlush=true --latency\`, $THREADS threads; pe = Table API, pe-async = AsyncTable (asyncRandomWrite/asyncRandomRead, one op in flight per thread)"

@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
 """Build the side-by-side table of benches/peers/compare.sh from the JSON results of one run.
 
-    compare_table.py RUN_DIR           reads RUN_DIR/runs.tsv (label, workload, json path), writes
-                                       RUN_DIR/peers.md and RUN_DIR/summary.json, prints the markdown table
+    compare_table.py RUN_DIR           reads RUN_DIR/runs.tsv (label, workload, threads, round, json path, load
+                                       average), writes RUN_DIR/table.md and RUN_DIR/summary.json, prints the
+                                       markdown table
 
 All tools' JSONs share hbclient-bench's key fields: result.ops_per_sec, result.latency.{mean,p50,p99}_us,
-result.errors, cpu.process_cpu_us_per_op. Ratios are tool / baseline for the same workload, the baseline being
-the first label in runs.tsv (hbclient async unless --tools said otherwise).
+result.errors, cpu.process_cpu_us_per_op. Every cell is the median over the rounds with its min–max; "× base"
+is the ratio of medians (tool / baseline, same workload and threads; the baseline is the first label in
+runs.tsv, hbclient async unless --tools said otherwise) and, in brackets, the min–max of the per-round ratios
+(round r's tool / round r's baseline: pairs measured minutes apart, so the machine's drift mostly cancels).
+Old runs.tsv files with three columns (label, workload, json) are read as one round.
 """
 import json
 import os
+import statistics
 import sys
+from collections import defaultdict
 
 
 def get(d, *path):
@@ -27,62 +33,97 @@ def fmt(v, nd=0):
     return f"{v:,.{nd}f}"
 
 
-def ratio(a, b):
-    if a is None or b in (None, 0):
-        return "–"
-    return f"{a / b:.2f}"
+FIELDS = {
+    "ops_per_sec": ("result", "ops_per_sec"),
+    "p50_us": ("result", "latency", "p50_us"),
+    "p99_us": ("result", "latency", "p99_us"),
+    "mean_us": ("result", "latency", "mean_us"),
+    "cpu_us_per_op": ("cpu", "process_cpu_us_per_op"),
+}
 
 
 def main():
     run_dir = sys.argv[1]
-    rows = []
+    cells = defaultdict(dict)  # (tool, wl, threads) -> {round: row}
+    order, missing = [], []
     with open(os.path.join(run_dir, "runs.tsv")) as f:
         for line in f:
             if not line.strip() or line.startswith("#"):
                 continue
-            label, workload, path = line.rstrip("\n").split("\t")
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) == 3:
+                label, wl, path = parts
+                threads, rnd, load = "?", "1", None
+            else:
+                label, wl, threads, rnd, path, load = parts[:6]
+            key = (label, wl, threads)
+            if key not in order:
+                order.append(key)
             try:
-                d = json.load(open(path))
+                d = json.load(open(path if os.path.isabs(path) else os.path.join(run_dir, path)))
             except (OSError, ValueError) as e:
-                rows.append({"tool": label, "workload": workload, "json": path, "missing": str(e)})
+                missing.append({"tool": label, "workload": wl, "threads": threads, "round": rnd, "error": str(e)})
                 continue
-            rows.append({
-                "tool": label,
-                "workload": workload,
-                "ops": get(d, "result", "ops"),
-                "errors": get(d, "result", "errors"),
-                "ops_per_sec": get(d, "result", "ops_per_sec"),
-                "mean_us": get(d, "result", "latency", "mean_us"),
-                "p50_us": get(d, "result", "latency", "p50_us"),
-                "p99_us": get(d, "result", "latency", "p99_us"),
-                "cpu_us_per_op": get(d, "cpu", "process_cpu_us_per_op"),
-                "tool_version": d.get("tool_version"),
-                "json": os.path.relpath(path, run_dir),
-            })
-    baseline = rows[0]["tool"] if rows else None
-    base = {r["workload"]: r for r in rows if r["tool"] == baseline}
-    head = ("| tool | workload | ops | ops/s | × base | p50 µs | × base | p99 µs | × base | mean µs "
-            "| client CPU µs/op | × base |")
-    lines = [head, "|" + " --- |" * 12]
-    for wl in dict.fromkeys(r["workload"] for r in rows):
-        for r in rows:
-            if r["workload"] != wl:
-                continue
-            if "missing" in r:
-                lines.append(f"| {r['tool']} | {wl} | no result ({r['missing']}) |" + " |" * 9)
-                continue
-            b = base.get(wl, {})
-            ops = fmt(r["ops"]) + (f" ({r['errors']} err)" if r.get("errors") else "")
-            lines.append(
-                f"| {r['tool']} | {wl} | {ops} | {fmt(r['ops_per_sec'])} | {ratio(r['ops_per_sec'], b.get('ops_per_sec'))} "
-                f"| {fmt(r['p50_us'])} | {ratio(r['p50_us'], b.get('p50_us'))} "
-                f"| {fmt(r['p99_us'])} | {ratio(r['p99_us'], b.get('p99_us'))} | {fmt(r['mean_us'])} "
-                f"| {fmt(r['cpu_us_per_op'], 1)} | {ratio(r['cpu_us_per_op'], b.get('cpu_us_per_op'))} |")
+            row = {k: get(d, *p) for k, p in FIELDS.items()}
+            row.update(ops=get(d, "result", "ops"), errors=get(d, "result", "errors"),
+                       load=float(load) if load else None, json=os.path.relpath(path, run_dir))
+            cells[key][int(rnd)] = row
+    baseline = order[0][0] if order else None
+
+    def stat(rows, k):
+        vals = [r[k] for r in rows.values() if r.get(k) is not None]
+        if not vals:
+            return None
+        return {"median": statistics.median(vals), "min": min(vals), "max": max(vals), "n": len(vals)}
+
+    def cell(s, nd=0):
+        if not s:
+            return "–"
+        if s["n"] == 1:
+            return fmt(s["median"], nd)
+        return f"{fmt(s['median'], nd)} [{fmt(s['min'], nd)}–{fmt(s['max'], nd)}]"
+
+    def ratio(rows, base, k):
+        a, b = stat(rows, k), stat(base, k)
+        if not a or not b or not b["median"]:
+            return "–", None
+        per = [rows[r][k] / base[r][k] for r in rows if r in base and rows[r].get(k) is not None
+               and base[r].get(k)]
+        m = a["median"] / b["median"]
+        text = f"{m:.2f}"
+        if len(per) > 1:
+            text += f" [{min(per):.2f}–{max(per):.2f}]"
+        return text, {"of_medians": m, "per_round": per}
+
+    head = ("| tool | workload | threads | rounds | ops/s median [min–max] | × base | p50 µs | × base "
+            "| p99 µs | × base | client CPU µs/op | × base | errors |")
+    lines = [head, "|" + " --- |" * 13]
+    summary = []
+    for wl in dict.fromkeys(k[1] for k in order):
+        for th in dict.fromkeys(k[2] for k in order if k[1] == wl):
+            base = cells.get((baseline, wl, th), {})
+            for key in order:
+                if key[1] != wl or key[2] != th:
+                    continue
+                rows = cells.get(key, {})
+                if not rows:
+                    lines.append(f"| {key[0]} | {wl} | {th} | 0 | no result |" + " |" * 8)
+                    continue
+                s = {k: stat(rows, k) for k in FIELDS}
+                r = {k: ratio(rows, base, k) for k in ("ops_per_sec", "p50_us", "p99_us", "cpu_us_per_op")}
+                errs = sum(x.get("errors") or 0 for x in rows.values())
+                lines.append(
+                    f"| {key[0]} | {wl} | {th} | {len(rows)} | {cell(s['ops_per_sec'])} | {r['ops_per_sec'][0]} "
+                    f"| {cell(s['p50_us'])} | {r['p50_us'][0]} | {cell(s['p99_us'])} | {r['p99_us'][0]} "
+                    f"| {cell(s['cpu_us_per_op'], 1)} | {r['cpu_us_per_op'][0]} | {errs} |")
+                summary.append({"tool": key[0], "workload": wl, "threads": th, "stats": s,
+                                "ratios_to_base": {k: v[1] for k, v in r.items()}, "errors": errs,
+                                "rounds": {str(n): rows[n] for n in sorted(rows)}})
     table = "\n".join(lines)
     with open(os.path.join(run_dir, "table.md"), "w") as f:
         f.write(table + "\n")
     with open(os.path.join(run_dir, "summary.json"), "w") as f:
-        json.dump({"baseline": baseline, "runs": rows}, f, indent=2)
+        json.dump({"baseline": baseline, "cells": summary, "missing": missing}, f, indent=2)
         f.write("\n")
     print(table)
 

@@ -3,7 +3,7 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -128,14 +128,114 @@ impl Shared {
     }
 }
 
-/// One worker's record of a phase; merged into the phase's totals at the end.
+/// How many latency shards a phase has: callers share them (caller `w` records into shard `w % SHARDS`),
+/// so the recorders' memory is bounded by this, not by the number of callers (100,000 async callers that
+/// each owned two histograms needed ~19 GiB). Enough shards that 2–16 threads rarely meet on one lock.
+pub(crate) const LATENCY_SHARDS: usize = 16;
+
+/// One shard of a phase's latencies; its histograms are allocated on first use.
+#[derive(Default)]
+struct Shard {
+    total: Option<Histogram<u64>>,
+    second: u64,
+    current: Option<Histogram<u64>>,
+}
+
+/// The latencies of a phase, in [`LATENCY_SHARDS`] locked shards shared by all its recorders, and the
+/// per-second histograms the shards flush into.
+pub(crate) struct Latencies {
+    shards: Box<[Mutex<Shard>]>,
+    seconds: Mutex<Vec<Histogram<u64>>>,
+    next: AtomicUsize,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Latencies {
+    fn new() -> Latencies {
+        Latencies {
+            shards: (0..LATENCY_SHARDS).map(|_| Mutex::default()).collect(),
+            seconds: Mutex::new(Vec::new()),
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    /// Histograms allocated so far (whole-run and current-second, over all shards).
+    #[cfg(test)]
+    fn allocated(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| {
+                let s = lock(s);
+                usize::from(s.total.is_some()) + usize::from(s.current.is_some())
+            })
+            .sum()
+    }
+
+    fn add_to_second(&self, second: u64, h: &Histogram<u64>) {
+        let mut seconds = lock(&self.seconds);
+        let at = second as usize;
+        while seconds.len() <= at {
+            seconds.push(second_histogram());
+        }
+        seconds[at].add(h).expect("histograms of one shape");
+    }
+
+    fn record(&self, shard: usize, second: u64, us: u64) {
+        let mut s = lock(&self.shards[shard]);
+        let s = &mut *s;
+        s.total
+            .get_or_insert_with(run_histogram)
+            .saturating_record(us);
+        if second < s.second {
+            // Another caller on this shard already recorded a later second (its operation ended
+            // after ours but took the lock first): count ours in its own second.
+            let mut one = second_histogram();
+            one.saturating_record(us);
+            self.add_to_second(second, &one);
+            return;
+        }
+        if second > s.second {
+            if let Some(c) = s.current.as_mut().filter(|c| !c.is_empty()) {
+                self.add_to_second(s.second, c);
+                c.reset();
+            }
+            s.second = second;
+        }
+        s.current
+            .get_or_insert_with(second_histogram)
+            .saturating_record(us);
+    }
+
+    /// Flushes every shard: the whole phase's histogram (if anything was recorded) and the seconds.
+    fn finish(&self) -> (Option<Histogram<u64>>, Vec<Histogram<u64>>) {
+        let mut total: Option<Histogram<u64>> = None;
+        for s in self.shards.iter() {
+            let mut s = lock(s);
+            let s = &mut *s;
+            if let Some(c) = s.current.as_mut().filter(|c| !c.is_empty()) {
+                self.add_to_second(s.second, c);
+                c.reset();
+            }
+            if let Some(t) = s.total.take() {
+                match total.as_mut() {
+                    Some(all) => all.add(&t).expect("histograms of one shape"),
+                    None => total = Some(t),
+                }
+            }
+        }
+        (total, std::mem::take(&mut *lock(&self.seconds)))
+    }
+}
+
+/// One worker's record of a phase: its counters, and a handle on the phase's shared latencies.
 pub(crate) struct Recorder {
     started: Instant,
     record: bool,
-    total: Histogram<u64>,
-    second: u64,
-    current: Histogram<u64>,
-    seconds: Arc<Mutex<Vec<Histogram<u64>>>>,
+    latencies: Arc<Latencies>,
+    shard: usize,
     ops: u64,
     errors: u64,
     rows: u64,
@@ -144,18 +244,13 @@ pub(crate) struct Recorder {
 }
 
 impl Recorder {
-    pub(crate) fn new(
-        started: Instant,
-        record: bool,
-        seconds: Arc<Mutex<Vec<Histogram<u64>>>>,
-    ) -> Recorder {
+    fn new(started: Instant, record: bool, latencies: Arc<Latencies>) -> Recorder {
+        let shard = latencies.next.fetch_add(1, Ordering::Relaxed) % LATENCY_SHARDS;
         Recorder {
             started,
             record,
-            total: run_histogram(),
-            second: 0,
-            current: second_histogram(),
-            seconds,
+            latencies,
+            shard,
             ops: 0,
             errors: 0,
             rows: 0,
@@ -176,14 +271,8 @@ impl Recorder {
                     let us = (ended - began)
                         .as_micros()
                         .clamp(1, u128::from(MAX_LATENCY_US));
-                    let us = us as u64;
-                    self.total.saturating_record(us);
                     let second = (ended - self.started).as_secs();
-                    if second != self.second {
-                        self.flush_second();
-                        self.second = second;
-                    }
-                    self.current.saturating_record(us);
+                    self.latencies.record(self.shard, second, us as u64);
                 }
             }
             Err(e) => {
@@ -195,25 +284,10 @@ impl Recorder {
         }
     }
 
-    fn flush_second(&mut self) {
-        if self.current.is_empty() {
-            return;
-        }
-        let mut seconds = self.seconds.lock().unwrap_or_else(|e| e.into_inner());
-        let at = self.second as usize;
-        while seconds.len() <= at {
-            seconds.push(second_histogram());
-        }
-        seconds[at]
-            .add(&self.current)
-            .expect("histograms of one shape");
-        self.current.reset();
-    }
-
-    pub(crate) fn finish(mut self) -> Totals {
-        self.flush_second();
+    /// This worker's counters (its latencies stay in the phase's shards until [`Phase::finish`]).
+    pub(crate) fn finish(self) -> Totals {
         Totals {
-            total: self.total,
+            total: None,
             ops: self.ops,
             errors: self.errors,
             rows: self.rows,
@@ -225,7 +299,7 @@ impl Recorder {
 
 /// Merged record of a phase's workers.
 pub(crate) struct Totals {
-    total: Histogram<u64>,
+    total: Option<Histogram<u64>>,
     ops: u64,
     errors: u64,
     rows: u64,
@@ -236,7 +310,7 @@ pub(crate) struct Totals {
 impl Totals {
     pub(crate) fn empty() -> Totals {
         Totals {
-            total: run_histogram(),
+            total: None,
             ops: 0,
             errors: 0,
             rows: 0,
@@ -246,9 +320,11 @@ impl Totals {
     }
 
     pub(crate) fn merge(&mut self, other: Totals) {
-        self.total
-            .add(&other.total)
-            .expect("histograms of one shape");
+        match (self.total.as_mut(), other.total) {
+            (Some(all), Some(t)) => all.add(&t).expect("histograms of one shape"),
+            (None, t) => self.total = t,
+            (Some(_), None) => {}
+        }
         self.ops += other.ops;
         self.errors += other.errors;
         self.rows += other.rows;
@@ -260,6 +336,7 @@ impl Totals {
 
     pub(crate) fn report(self, elapsed: Duration, seconds: &[Histogram<u64>]) -> PhaseReport {
         let s = elapsed.as_secs_f64().max(1e-9);
+        let total = self.total.unwrap_or_else(run_histogram);
         PhaseReport {
             ops: self.ops,
             errors: self.errors,
@@ -269,9 +346,9 @@ impl Totals {
             elapsed_s: secs(elapsed),
             ops_per_sec: crate::report::round2(self.ops as f64 / s),
             rows_per_sec: crate::report::round2(self.rows as f64 / s),
-            latency: LatencySummary::of(&self.total),
+            latency: LatencySummary::of(&total),
             per_second: per_second(seconds),
-            histogram: self.total,
+            histogram: total,
         }
     }
 }
@@ -279,7 +356,7 @@ impl Totals {
 /// What a phase needs to keep score; returned by [`Phase::start`].
 pub(crate) struct Phase {
     pub(crate) shared: Arc<Shared>,
-    pub(crate) seconds: Arc<Mutex<Vec<Histogram<u64>>>>,
+    latencies: Arc<Latencies>,
     pub(crate) started: Instant,
     pub(crate) plan: Plan,
     progress: Option<(ProgressBar, Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
@@ -295,26 +372,31 @@ impl Phase {
             .then(|| spawn_progress(label, plan, shared.clone(), started));
         Phase {
             shared,
-            seconds: Arc::new(Mutex::new(Vec::new())),
+            latencies: Arc::new(Latencies::new()),
             started,
             plan,
             progress,
         }
     }
 
+    /// A recorder for one worker; workers share the phase's [`LATENCY_SHARDS`] latency shards.
     pub(crate) fn recorder(&self) -> Recorder {
-        Recorder::new(self.started, self.plan.record, self.seconds.clone())
+        Recorder::new(self.started, self.plan.record, self.latencies.clone())
     }
 
-    /// Stops the clock and builds the report.
-    pub(crate) fn finish(self, totals: Totals) -> PhaseReport {
+    /// Stops the clock and builds the report (call it after every worker has finished).
+    pub(crate) fn finish(self, mut totals: Totals) -> PhaseReport {
         let elapsed = self.started.elapsed();
         if let Some((bar, stop, handle)) = self.progress {
             stop.store(true, Ordering::Relaxed);
             let _ = handle.join();
             bar.finish_and_clear();
         }
-        let seconds = std::mem::take(&mut *self.seconds.lock().unwrap_or_else(|e| e.into_inner()));
+        let (total, seconds) = self.latencies.finish();
+        totals.merge(Totals {
+            total,
+            ..Totals::empty()
+        });
         totals.report(elapsed, &seconds)
     }
 }
@@ -1089,6 +1171,35 @@ mod tests {
         assert_eq!(claimed, 1000, "2 s at 500 ops/s");
         let unpaced = Plan { rate: None, ..plan };
         assert_eq!(unpaced.due(started, 7), None);
+    }
+
+    #[test]
+    fn recorders_share_a_bounded_number_of_histograms_however_many_callers() {
+        // 100,000 callers alive at once: before, each owned two histograms (~190 KB), ~19 GiB in all.
+        let plan = Plan {
+            limit: None,
+            duration: None,
+            record: true,
+            rate: None,
+        };
+        let phase = Phase::start(plan, "test", false);
+        let mut recs: Vec<Recorder> = (0..100_000).map(|_| phase.recorder()).collect();
+        let began = Instant::now() - Duration::from_millis(2);
+        for r in &mut recs {
+            r.done(began, Ok(Outcome { rows: 1, misses: 0 }));
+        }
+        assert!(phase.latencies.allocated() <= 2 * LATENCY_SHARDS);
+        let mut totals = Totals::empty();
+        for r in recs {
+            totals.merge(r.finish());
+        }
+        assert!(totals.total.is_none(), "recorders hand back counters only");
+        let report = phase.finish(totals);
+        assert_eq!(report.ops, 100_000);
+        assert_eq!(report.histogram.len(), 100_000);
+        assert!(report.latency.p50_us >= 2000, "{}", report.latency.p50_us);
+        let per_second: u64 = report.per_second.iter().map(|p| p.ops).sum();
+        assert_eq!(per_second, 100_000);
     }
 
     #[test]

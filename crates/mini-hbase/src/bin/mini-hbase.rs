@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 
 use clap::Parser;
-use mini_hbase::{ClusterConfig, MiniCluster};
+use mini_hbase::{ClusterConfig, Match, MiniCluster, Reaction, Rule};
 
 /// An in-memory HBase-compatible cluster on loopback.
 #[derive(Debug, Parser)]
@@ -26,6 +26,10 @@ struct Args {
     /// Parent znode (`zookeeper.znode.parent`) used with --zookeeper.
     #[arg(long, default_value = "/hbase")]
     znode_parent: String,
+    /// Delay every call on the --tables tables by this many microseconds (emulated server work, as
+    /// hbclient-bench's `--service-time-us` does for its embedded server); 0: none.
+    #[arg(long, default_value_t = 0)]
+    service_time_us: u64,
 }
 
 #[tokio::main]
@@ -50,6 +54,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let families: Vec<&str> = families.iter().map(String::as_str).collect();
             let splits: Vec<&[u8]> = splits.iter().map(|s| s.as_bytes()).collect();
             cluster.create_table(&name, &families, &splits)?;
+            if args.service_time_us > 0 {
+                let table = hbclient_proto::meta::TableName::parse(&name)?;
+                cluster.faults().add(Rule::new(
+                    Match::any().table(table),
+                    Reaction::Delay(std::time::Duration::from_micros(args.service_time_us)),
+                ));
+            }
         }
     }
     let ready = serde_json::json!({
