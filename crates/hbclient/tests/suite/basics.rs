@@ -112,6 +112,7 @@ async fn operations_and_rpcs_are_traced_with_their_context() {
     let c = TestCluster::start().await;
     let name = c.table(&["f"], &[]).await;
     let table = c.conn.table(&name).unwrap();
+    let _one_at_a_time = crate::support::TRACING_TESTS.lock().await;
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
@@ -121,6 +122,9 @@ async fn operations_and_rpcs_are_traced_with_their_context() {
         .with_writer(move || writer.clone())
         .finish();
     let guard = tracing::subscriber::set_default(subscriber);
+    // Other tests run in parallel threads with no subscriber: a callsite first hit there may have
+    // cached "never interested"; make every callsite ask again now that this thread has one.
+    tracing::callsite::rebuild_interest_cache();
     table
         .put(Put::new("traced").add("f", "q", "v"))
         .await

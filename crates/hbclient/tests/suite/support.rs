@@ -324,3 +324,8 @@ pub(crate) fn skipped(test: &str, why: &str) {
         }
     }
 }
+
+/// Held by tests that install a thread-scoped tracing subscriber: tracing's per-callsite interest
+/// cache is process-wide, and two such tests rebuilding it at once can leave one of them without
+/// some spans.
+pub(crate) static TRACING_TESTS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());

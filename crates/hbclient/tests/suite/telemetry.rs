@@ -94,10 +94,12 @@ async fn operation_spans_follow_the_hbase_semantic_conventions() {
         .put(Put::new("warm").add("f", "q", "v"))
         .await
         .unwrap();
+    let _one_at_a_time = crate::support::TRACING_TESTS.lock().await;
     let recorder = Recorder::default();
     let _guard = tracing_subscriber::registry()
         .with(recorder.clone())
         .set_default();
+    tracing::callsite::rebuild_interest_cache();
 
     table.put(Put::new("r1").add("f", "q", "v1")).await.unwrap();
     let put = only_span(&recorder, "PUT", &name);
@@ -173,6 +175,7 @@ async fn the_callers_trace_context_reaches_the_server() {
         assert_eq!(mini.received_traces(), Vec::new());
     }
 
+    let _one_at_a_time = crate::support::TRACING_TESTS.lock().await;
     let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
     let _guard = tracing_subscriber::registry()
         .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("hbclient-suite")))
