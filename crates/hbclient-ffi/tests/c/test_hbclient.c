@@ -16,29 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int passed, failed;
-
-#define CHECK(cond)                                                                   \
-    do {                                                                              \
-        if (cond) {                                                                   \
-            passed++;                                                                 \
-        } else {                                                                      \
-            failed++;                                                                 \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);  \
-        }                                                                             \
-    } while (0)
-
-#define CHECK_STATUS(expr, want)                                                      \
-    do {                                                                              \
-        hb_status got_ = (expr);                                                      \
-        if (got_ == (want)) {                                                         \
-            passed++;                                                                 \
-        } else {                                                                      \
-            failed++;                                                                 \
-            fprintf(stderr, "%s:%d: %s returned %u (%s), wanted %s\n", __FILE__,      \
-                    __LINE__, #expr, (unsigned)got_, hb_status_str(got_), #want);     \
-        }                                                                             \
-    } while (0)
+#include "check.h"
 
 static const uint8_t F[] = "f";
 static const uint8_t Q[] = "q";
