@@ -104,27 +104,26 @@ pub(crate) fn server(addr: &str) {
 /// Runs `future`, adding its duration to `phase` of the open operation (if any) — also when
 /// the future is dropped unfinished (a timeout cut it short), which is when it matters most.
 pub(crate) async fn measure<F: Future>(phase: Phase, future: F) -> F::Output {
-    let Ok(spent) = SPENT.try_with(Arc::clone) else {
-        return future.await;
-    };
     let _timer = Timer {
-        spent,
         phase,
-        started: Instant::now(),
+        started: SPENT.try_with(|_| Instant::now()).ok(),
     };
     future.await
 }
 
-/// Adds the time since `started` to `phase` when dropped.
+/// Adds the time since `started` to `phase` of the open operation when dropped. It drops inside
+/// the operation's task (completed, or cut short by the retry loop's timeout), where the
+/// task-local is reachable; `started` is `None` outside an operation.
 struct Timer {
-    spent: Arc<Spent>,
     phase: Phase,
-    started: Instant,
+    started: Option<Instant>,
 }
 
 impl Drop for Timer {
     fn drop(&mut self) {
-        self.spent.add(self.phase, self.started.elapsed());
+        if let Some(started) = self.started {
+            let _ = SPENT.try_with(|s| s.add(self.phase, started.elapsed()));
+        }
     }
 }
 
