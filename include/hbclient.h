@@ -782,15 +782,18 @@ hb_status hb_config_new(struct hb_config **out);
  * `hbase.client.pause.server.overloaded` and its older name `hbase.client.pause.cqtbe` (ms),
  * `hbase.rpc.timeout` (ms: one RPC), `hbase.rpc.read.timeout` (ms: one Get or Scan RPC;
  * default `hbase.rpc.timeout`), `hbase.rpc.write.timeout` (ms: one Mutate RPC or atomic row
- * write; default `hbase.rpc.timeout`), `hbase.client.operation.timeout` and
- * `hbase.client.meta.operation.timeout` (ms: a whole operation, retries included),
+ * write; default `hbase.rpc.timeout`), `hbase.client.operation.timeout` (ms: a whole operation
+ * on a user table, retries included), `hbase.client.meta.operation.timeout` (ms: the same for
+ * system tables such as hbase:meta; default the operation timeout),
+ * `hbase.client.meta.read.rpc.timeout` (ms: one region-lookup RPC; default the read RPC timeout),
  * `hbase.ipc.client.socket.timeout.connect`, `hbase.ipc.client.socket.timeout.read` and
  * `hbase.ipc.client.socket.timeout.write` (ms), `hbclient.rpc.max.consecutive.timeouts` (n;
  * 0: never fail a connection for timeouts).
  *
  * Resources: `hbclient.rpc.connection.max.inflight.bytes` and `hbclient.rpc.max.inflight.bytes`
  * (size), `hbase.client.ipc.pool.size` (n), `hbase.client.scanner.caching` (n),
- * `hbase.client.scanner.max.result.size` (size), `hbase.client.scanner.timeout.period` (ms),
+ * `hbase.client.scanner.max.result.size` (size), `hbase.client.scanner.timeout.period` (ms: each step of a scan, retries included, and the
+ * scanner lease) and `hbase.client.meta.scanner.timeout.period` (ms: the same for system tables),
  * `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
  * 0: no timer), `hbase.client.write.buffer.maxinflight` (size), `hbase.client.keyvalue.maxsize`
  * (size; 0 or negative: no limit), `hbase.client.user` (text: the user name sent),
@@ -816,7 +819,9 @@ hb_status hb_config_new(struct hb_config **out);
  * DNS), `hbase.rpc.crypto.encryption.aes.enabled` (bool; accepted, not supported: `true` logs a
  * warning and the SASL privacy layer encrypts instead).
  */
-hb_status hb_config_set(struct hb_config *config, const char *key, const char *value);
+hb_status hb_config_set(struct hb_config *config,
+                        const char *key,
+                        const char *value);
 
 /**
  * `hb_config_set` with the reason of a rejection: on failure, when `err` is not NULL, `*err`

@@ -85,6 +85,12 @@ impl TableName {
         )
     }
 
+    /// True for HBase's own tables (the `hbase` namespace: hbase:meta and friends), which the
+    /// client gives their own timeouts.
+    pub fn is_system(&self) -> bool {
+        &self.namespace[..] == Self::SYSTEM_NAMESPACE
+    }
+
     /// The namespace.
     pub fn namespace(&self) -> &Bytes {
         &self.namespace

@@ -50,6 +50,12 @@ pub struct Config {
     /// `hbase.rpc.write.timeout`: one Mutate RPC or atomic row write (default: `rpc_timeout`).
     pub(crate) write_rpc_timeout: Option<Duration>,
     pub(crate) operation_timeout: Duration,
+    /// `hbase.client.meta.operation.timeout`: operations on system tables, the `hbase`
+    /// namespace (default: `operation_timeout`).
+    pub(crate) meta_operation_timeout: Option<Duration>,
+    /// `hbase.client.meta.read.rpc.timeout`: one lookup RPC to hbase:meta or the registry
+    /// (default: the read RPC timeout).
+    pub(crate) meta_read_rpc_timeout: Option<Duration>,
     /// `hbclient.metrics.per.server`: label the `metrics` feature's RPC series with the server.
     pub(crate) metrics_per_server: bool,
     pub(crate) connect_timeout: Duration,
@@ -67,6 +73,8 @@ pub struct Config {
     pub(crate) scanner_caching: u32,
     pub(crate) scanner_max_result_size: u64,
     pub(crate) scanner_timeout: Duration,
+    /// `hbase.client.meta.scanner.timeout.period`: `scanner_timeout` for scans of system tables.
+    pub(crate) meta_scanner_timeout: Option<Duration>,
     pub(crate) write_buffer: usize,
     pub(crate) write_buffer_periodic_flush: Option<Duration>,
     pub(crate) write_buffer_max_in_flight: usize,
@@ -124,6 +132,8 @@ impl Default for Config {
             read_rpc_timeout: None,
             write_rpc_timeout: None,
             operation_timeout: Duration::from_secs(1200),
+            meta_operation_timeout: None,
+            meta_read_rpc_timeout: None,
             connect_timeout: Duration::from_secs(10),
             read_timeout: Duration::from_secs(20),
             write_timeout: Duration::from_secs(60),
@@ -134,6 +144,7 @@ impl Default for Config {
             scanner_caching: i32::MAX as u32,
             scanner_max_result_size: 2 * 1024 * 1024,
             scanner_timeout: Duration::from_secs(60),
+            meta_scanner_timeout: None,
             write_buffer: 2 * 1024 * 1024,
             write_buffer_periodic_flush: None,
             write_buffer_max_in_flight: 8 * 2 * 1024 * 1024,
@@ -222,9 +233,39 @@ impl Config {
         self.write_rpc_timeout.unwrap_or(self.rpc_timeout)
     }
 
-    /// `hbase.client.operation.timeout`.
+    /// `hbase.client.operation.timeout`: the deadline of one operation on a user table,
+    /// retries, region lookups and back-off included.
     pub fn operation_timeout(&self) -> Duration {
         self.operation_timeout
+    }
+
+    /// `hbase.client.meta.operation.timeout`: [`Config::operation_timeout`] for operations on
+    /// system tables (the `hbase` namespace, hbase:meta among them), as in HBase's client
+    /// (default: the operation timeout).
+    pub fn meta_operation_timeout(&self) -> Duration {
+        self.meta_operation_timeout
+            .unwrap_or(self.operation_timeout)
+    }
+
+    /// `hbase.client.meta.read.rpc.timeout`: the bound of one RPC that locates a region (the
+    /// hbase:meta scan, and the registry's meta-location lookup); default: the read RPC timeout.
+    pub fn meta_read_rpc_timeout(&self) -> Duration {
+        self.meta_read_rpc_timeout
+            .unwrap_or(self.read_rpc_timeout())
+    }
+
+    /// `hbase.client.scanner.timeout.period`: the deadline of each step of a scan (opening the
+    /// scanner, each batch of rows), retries included; it is also the server's scanner lease, so
+    /// an idle scan renews its scanner every half period. A scan as a whole has no deadline,
+    /// as in HBase's client.
+    pub fn scanner_timeout(&self) -> Duration {
+        self.scanner_timeout
+    }
+
+    /// `hbase.client.meta.scanner.timeout.period`: [`Config::scanner_timeout`] for scans of
+    /// system tables (default: the scanner timeout).
+    pub fn meta_scanner_timeout(&self) -> Duration {
+        self.meta_scanner_timeout.unwrap_or(self.scanner_timeout)
     }
 
     /// `hbase.client.write.buffer`.
@@ -365,12 +406,14 @@ impl ConfigBuilder {
     /// `zookeeper.znode.parent`, `hbase.client.bootstrap.servers` (and the older `hbase.masters`),
     /// `hbase.client.registry.impl`, `hbase.client.retries.number`, `hbase.client.pause`,
     /// `hbase.client.pause.server.overloaded` (and `hbase.client.pause.cqtbe`), `hbase.rpc.timeout`,
-    /// `hbase.client.operation.timeout`, `hbase.client.meta.operation.timeout` (same clock as
-    /// operations here), `hbase.rpc.read.timeout` and `hbase.rpc.write.timeout` (see
-    /// [`Config::read_rpc_timeout`]), `hbase.ipc.client.socket.timeout.connect`,
+    /// `hbase.client.operation.timeout`, `hbase.client.meta.operation.timeout` (see
+    /// [`Config::meta_operation_timeout`]), `hbase.rpc.read.timeout` and `hbase.rpc.write.timeout`
+    /// (see [`Config::read_rpc_timeout`]), `hbase.client.meta.read.rpc.timeout`,
+    /// `hbase.ipc.client.socket.timeout.connect`,
     /// `hbase.client.ipc.pool.size`,
     /// `hbase.client.scanner.caching`, `hbase.client.scanner.max.result.size`,
-    /// `hbase.client.scanner.timeout.period`, `hbase.client.write.buffer`,
+    /// `hbase.client.scanner.timeout.period` and `hbase.client.meta.scanner.timeout.period` (see
+    /// [`Config::scanner_timeout`]), `hbase.client.write.buffer`,
     /// `hbase.client.write.buffer.periodicflush.timeout.ms`, `hbase.client.write.buffer.maxinflight`,
     /// `hbase.client.keyvalue.maxsize`, `hbase.client.user` (the user name sent to the server),
     /// `hbase.ipc.client.socket.timeout.read` and `.write` (see [`ConfigBuilder::socket_timeouts`]),
@@ -472,8 +515,12 @@ impl ConfigBuilder {
             "hbase.rpc.timeout" => c.rpc_timeout = millis(key, value)?,
             "hbase.rpc.read.timeout" => c.read_rpc_timeout = Some(millis(key, value)?),
             "hbase.rpc.write.timeout" => c.write_rpc_timeout = Some(millis(key, value)?),
-            "hbase.client.operation.timeout" | "hbase.client.meta.operation.timeout" => {
-                c.operation_timeout = millis(key, value)?
+            "hbase.client.operation.timeout" => c.operation_timeout = millis(key, value)?,
+            "hbase.client.meta.operation.timeout" => {
+                c.meta_operation_timeout = Some(millis(key, value)?)
+            }
+            "hbase.client.meta.read.rpc.timeout" => {
+                c.meta_read_rpc_timeout = Some(millis(key, value)?)
             }
             "hbase.ipc.client.socket.timeout.connect" => c.connect_timeout = millis(key, value)?,
             "hbase.ipc.client.socket.timeout.read" => c.read_timeout = millis(key, value)?,
@@ -493,6 +540,9 @@ impl ConfigBuilder {
                 c.scanner_max_result_size = bytes_size(key, value)?
             }
             "hbase.client.scanner.timeout.period" => c.scanner_timeout = millis(key, value)?,
+            "hbase.client.meta.scanner.timeout.period" => {
+                c.meta_scanner_timeout = Some(millis(key, value)?)
+            }
             "hbase.client.write.buffer" => c.write_buffer = bytes_size(key, value)?,
             "hbase.client.write.buffer.periodicflush.timeout.ms" => {
                 let ms: u64 = number(key, value)?;
@@ -613,6 +663,20 @@ impl ConfigBuilder {
     /// Deadline of a whole operation, retries and lookups included (`hbase.client.operation.timeout`).
     pub fn operation_timeout(mut self, timeout: Duration) -> ConfigBuilder {
         self.config.operation_timeout = timeout;
+        self
+    }
+
+    /// Deadline of an operation on a system table such as hbase:meta
+    /// (`hbase.client.meta.operation.timeout`; default: the operation timeout).
+    pub fn meta_operation_timeout(mut self, timeout: Duration) -> ConfigBuilder {
+        self.config.meta_operation_timeout = Some(timeout);
+        self
+    }
+
+    /// Deadline of each step of a scan, and the server's scanner lease
+    /// (`hbase.client.scanner.timeout.period`, 60 s).
+    pub fn scanner_timeout(mut self, timeout: Duration) -> ConfigBuilder {
+        self.config.scanner_timeout = timeout;
         self
     }
 
@@ -837,6 +901,37 @@ mod tests {
             .set("hbase.rpc.read.timeout", "2s")
             .unwrap_err();
         assert!(e.message().contains("hbase.rpc.read.timeout"), "{e}");
+    }
+
+    #[test]
+    fn meta_timeouts_default_to_their_user_table_twins() {
+        let c = Config::builder()
+            .set_all([
+                ("hbase.client.operation.timeout", "5000"),
+                ("hbase.client.scanner.timeout.period", "7000"),
+                ("hbase.rpc.read.timeout", "900"),
+            ])
+            .unwrap()
+            .build();
+        assert_eq!(c.meta_operation_timeout(), Duration::from_millis(5000));
+        assert_eq!(c.meta_scanner_timeout(), Duration::from_millis(7000));
+        assert_eq!(c.meta_read_rpc_timeout(), Duration::from_millis(900));
+        // Set in either order, each key keeps its own clock.
+        let c = Config::builder()
+            .set_all([
+                ("hbase.client.meta.operation.timeout", "300"),
+                ("hbase.client.operation.timeout", "5000"),
+                ("hbase.client.meta.scanner.timeout.period", "400"),
+                ("hbase.client.meta.read.rpc.timeout", "200"),
+            ])
+            .unwrap()
+            .build();
+        assert_eq!(c.operation_timeout(), Duration::from_millis(5000));
+        assert_eq!(c.meta_operation_timeout(), Duration::from_millis(300));
+        assert_eq!(c.scanner_timeout(), Duration::from_secs(60));
+        assert_eq!(c.meta_scanner_timeout(), Duration::from_millis(400));
+        assert_eq!(c.meta_read_rpc_timeout(), Duration::from_millis(200));
+        assert_eq!(c.read_rpc_timeout(), Duration::from_secs(60));
     }
 
     #[test]

@@ -163,8 +163,9 @@
 //! | `hbase.zookeeper.quorum`, `hbase.zookeeper.property.clientPort`, `zookeeper.znode.parent` | ZooKeeper discovery |
 //! | `hbase.client.bootstrap.servers`, `hbase.client.registry.impl` | ZooKeeper-free discovery (`RpcConnectionRegistry`) |
 //! | `hbase.client.retries.number`, `hbase.client.pause`, `hbase.client.pause.server.overloaded` | retries and backoff, with HBase's backoff table and jitter |
-//! | `hbase.rpc.timeout`, `hbase.client.operation.timeout` | per-RPC and whole-operation deadlines; the remaining time is sent to the server with each call |
-//! | `hbase.client.scanner.caching`, `hbase.client.scanner.max.result.size`, `hbase.client.scanner.timeout.period` | scans |
+//! | `hbase.rpc.timeout`, `hbase.rpc.read.timeout`, `hbase.rpc.write.timeout`, `hbase.client.operation.timeout` | per-RPC and whole-operation deadlines; the remaining time is sent to the server with each call |
+//! | `hbase.client.meta.operation.timeout`, `hbase.client.meta.read.rpc.timeout`, `hbase.client.meta.scanner.timeout.period` | the same clocks for system tables (hbase:meta) and region lookups, as in Java |
+//! | `hbase.client.scanner.caching`, `hbase.client.scanner.max.result.size`, `hbase.client.scanner.timeout.period` | scans; the scanner timeout bounds each step (open, next batch), not the whole scan |
 //! | `hbase.client.write.buffer`, `hbase.client.write.buffer.periodicflush.timeout.ms` | [`BufferedMutator`] defaults |
 //! | `hbase.client.ipc.pool.size` | connections per server (one is usually enough: calls are multiplexed) |
 //! | `hbase.security.authentication`, `hbase.rpc.protection`, `hbase.*.kerberos.principal`, `hbase.client.keytab.*` | Kerberos (SASL GSSAPI) at each protection level |

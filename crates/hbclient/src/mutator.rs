@@ -364,7 +364,7 @@ impl Shared {
             permits: batch.iter().map(|e| e.permits as usize).sum(),
             bytes,
             batch,
-            deadline: self.table.core().deadline(),
+            deadline: self.table.core().table_deadline(self.table.name()),
         };
         handle.spawn(send(completion));
         Some(seq)

@@ -83,6 +83,26 @@ impl Core {
         Deadline::after(self.config.operation_timeout)
     }
 
+    /// The deadline of one operation on `table`: system tables (the `hbase` namespace) have a
+    /// clock of their own, `hbase.client.meta.operation.timeout`, as in HBase's client.
+    pub(crate) fn table_deadline(&self, table: &TableName) -> Deadline {
+        Deadline::after(if table.is_system() {
+            self.config.meta_operation_timeout()
+        } else {
+            self.config.operation_timeout
+        })
+    }
+
+    /// The scanner timeout of `table`: `hbase.client.scanner.timeout.period`, or its `meta` twin
+    /// for system tables. It bounds each step of a scan (opening it, or one batch of rows).
+    pub(crate) fn scanner_timeout(&self, table: &TableName) -> std::time::Duration {
+        if table.is_system() {
+            self.config.meta_scanner_timeout()
+        } else {
+            self.config.scanner_timeout
+        }
+    }
+
     pub(crate) fn check_open(&self) -> Result<()> {
         if self.closed.load(Ordering::Acquire) {
             return Err(Error::new(ErrorKind::Closed, "the connection is closed"));
@@ -108,7 +128,7 @@ impl Core {
         LocateContext {
             pool: &self.pool,
             registry: &self.registry,
-            rpc_timeout: self.config.rpc_timeout,
+            rpc_timeout: self.config.meta_read_rpc_timeout(),
         }
     }
 

@@ -11,7 +11,7 @@ use hbclient_proto::pb;
 use tracing::Instrument;
 
 use crate::codec::result_cells;
-use crate::error::{Error, RemoteError, Result};
+use crate::error::{Error, ErrorKind, RemoteError, Result};
 use crate::locate::RegionLocation;
 use crate::retry::{pause_time, Deadline};
 use crate::rpc::Service;
@@ -139,7 +139,7 @@ impl AsyncTable {
         #[cfg(feature = "metrics")]
         let started = std::time::Instant::now();
         let outcomes = self
-            .batch_until(actions, self.core().deadline())
+            .batch_until(actions, self.core().table_deadline(self.name()))
             .instrument(span.clone())
             .await;
         // The operation failed as a whole only if every action failed (OpenTelemetry's rule for
@@ -162,8 +162,30 @@ impl AsyncTable {
     }
 
     /// [`AsyncTable::batch`] within a deadline set by the caller (a `BufferedMutator` flush
-    /// starts its clock when it is cut, not when earlier flushes let it go).
+    /// starts its clock when it is cut, not when earlier flushes let it go). An action that
+    /// timed out says where the batch's time went (`spent` context, as single operations do;
+    /// calls to different servers run side by side, so their times add up past the elapsed time).
     pub(crate) async fn batch_until(
+        &self,
+        actions: Vec<Action>,
+        deadline: crate::retry::Deadline,
+    ) -> Vec<Result<BatchOutcome>> {
+        let (results, spent) = crate::spent::tally(self.batch_rounds(actions, deadline)).await;
+        let mut summary = None;
+        results
+            .into_iter()
+            .map(|r| match r {
+                Err(e) if e.kind() == ErrorKind::Timeout => {
+                    let summary = summary.get_or_insert_with(|| spent.summary());
+                    Err(e.with_context("spent", summary.clone()))
+                }
+                other => other,
+            })
+            .collect()
+    }
+
+    /// The rounds of a batch: locate, send per server, retry what failed retriably.
+    async fn batch_rounds(
         &self,
         actions: Vec<Action>,
         deadline: crate::retry::Deadline,
@@ -307,7 +329,7 @@ impl AsyncTable {
                 break;
             }
             core.count_retry();
-            tokio::time::sleep(pause).await;
+            crate::spent::measure(crate::spent::Phase::BackingOff, tokio::time::sleep(pause)).await;
             tries += 1;
             pending = retry.into_iter().map(|(i, _)| i).collect();
         }

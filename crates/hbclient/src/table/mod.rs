@@ -348,7 +348,7 @@ impl AsyncTable {
         let uncertain = &uncertain;
         with_retries(
             core.policy(),
-            core.deadline(),
+            core.table_deadline(&self.name),
             || core.count_retry(),
             |attempt, deadline| async move {
                 let outcome = core
@@ -388,7 +388,7 @@ impl AsyncTable {
         let (request, parse) = (&request, &parse);
         with_retries(
             core.policy(),
-            core.deadline(),
+            core.table_deadline(&self.name),
             || core.count_retry(),
             |attempt, deadline| async move {
                 core.region_attempt(&self.name, row, attempt, deadline, method, request, parse)

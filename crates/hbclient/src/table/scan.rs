@@ -544,7 +544,7 @@ impl Scanner {
             return;
         };
         let (core, server, id) = (state.core.clone(), open.loc.server.clone(), open.id);
-        let period = core.config.scanner_timeout / 2;
+        let period = core.scanner_timeout(&state.table) / 2;
         self.keepalive = Some(handle.spawn(async move {
             loop {
                 tokio::time::sleep(period).await;
@@ -598,7 +598,7 @@ impl Stream for Scanner {
                     self.finished = true;
                     continue;
                 }
-                let deadline = Deadline::after(state.core.config.operation_timeout);
+                let deadline = Deadline::after(state.core.scanner_timeout(&state.table));
                 self.fetch = Some(Box::pin(async move {
                     let result = state.next_batch(deadline).await;
                     (state, result)

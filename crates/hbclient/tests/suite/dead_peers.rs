@@ -187,6 +187,7 @@ async fn a_server_that_stops_reading_holds_no_operation_past_its_deadline() {
         b.socket_timeouts(Duration::from_secs(600), Duration::from_secs(600))
             .max_consecutive_timeouts(0)
             .operation_timeout(deadline)
+            .scanner_timeout(deadline)
     })
     .await;
     // Every connection to the server stops reading at its first call.

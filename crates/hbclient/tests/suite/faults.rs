@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use hbclient::{Action, ErrorKind, Get, Put, Scan};
+use hbclient_proto::meta::TableName;
 use mini_hbase::exception::class;
 use mini_hbase::{Match, MiniCluster, Reaction, RemoteException, Rule};
 
@@ -414,8 +415,11 @@ async fn deadline_bounds_every_operation() {
     };
     let timeout = Duration::from_millis(800);
     let margin = Duration::from_millis(500);
+    // A scan's steps have the scanner timeout for their deadline (HBase's client does the same):
+    // the same value here.
     let (_conn, t, _) = setup(&c, |b| {
         b.operation_timeout(timeout)
+            .scanner_timeout(timeout)
             .rpc_timeout(Duration::from_secs(10))
     })
     .await;
@@ -440,7 +444,13 @@ async fn deadline_bounds_every_operation() {
         .batch(vec![Action::Get(Get::new("a")), Action::Get(Get::new("z"))])
         .await;
     for r in results {
-        check("batch", started, r.unwrap_err());
+        let e = r.unwrap_err();
+        let spent = e.context().iter().find(|(k, _)| *k == "spent");
+        assert!(
+            spent.is_some_and(|(_, v)| v.contains("waiting for the server")),
+            "a batch timeout says where its time went: {e}"
+        );
+        check("batch", started, e);
     }
     let started = Instant::now();
     let e = t
@@ -502,6 +512,159 @@ async fn read_and_write_rpc_timeouts_bound_their_own_calls() {
     assert_eq!(get_value(&t, "a").await, b"A");
     let e = t.put(Put::new("b").add("f", "q", "B")).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
+}
+
+/// `hbase.client.meta.operation.timeout` bounds operations on system tables and only them; the
+/// user table keeps `hbase.client.operation.timeout`.
+#[tokio::test]
+async fn system_tables_have_their_own_operation_timeout() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("system_tables_have_their_own_operation_timeout") else {
+        return;
+    };
+    let (conn, t, _) = setup(&c, |b| {
+        b.set_all([
+            ("hbase.rpc.timeout", "10000"),
+            ("hbase.client.operation.timeout", "1500"),
+            ("hbase.client.meta.operation.timeout", "300"),
+            ("hbclient.rpc.max.consecutive.timeouts", "0"),
+        ])
+        .unwrap()
+    })
+    .await;
+    let meta = conn.table("hbase:meta").unwrap();
+    mini.faults()
+        .add(Rule::new(Match::method("Get"), Reaction::Stall));
+
+    let started = Instant::now();
+    let e = meta.get(Get::new("t")).await.unwrap_err();
+    let took = started.elapsed();
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
+    assert!(
+        took >= Duration::from_millis(270) && took < Duration::from_millis(1200),
+        "a get on hbase:meta took {took:?}: {e}"
+    );
+
+    let started = Instant::now();
+    let e = t.get(Get::new("a")).await.unwrap_err();
+    let took = started.elapsed();
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
+    assert!(
+        took >= Duration::from_millis(1350),
+        "a get on a user table took {took:?}: {e}"
+    );
+}
+
+/// `hbase.client.meta.read.rpc.timeout` bounds one region lookup RPC: a meta scan that answers
+/// late is given up and retried, so the operation does not wait for the slow answer.
+#[tokio::test]
+async fn meta_read_rpc_timeout_bounds_a_lookup() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("meta_read_rpc_timeout_bounds_a_lookup") else {
+        return;
+    };
+    let name = c.table(&["f"], &[]).await;
+    let tuned = |meta_read: Option<&'static str>| {
+        move |b: hbclient::ConfigBuilder| {
+            let b = b
+                .set_all([
+                    ("hbase.rpc.timeout", "10000"),
+                    ("hbase.client.operation.timeout", "2000"),
+                    ("hbase.client.pause", "20"),
+                    ("hbclient.rpc.max.consecutive.timeouts", "0"),
+                ])
+                .unwrap();
+            match meta_read {
+                Some(ms) => b.set("hbase.client.meta.read.rpc.timeout", ms).unwrap(),
+                None => b,
+            }
+        }
+    };
+    let slow_lookup = || {
+        mini.faults().add(Rule::new(
+            Match::method("Scan").table(TableName::meta()).times(1),
+            Reaction::Delay(Duration::from_secs(5)),
+        ))
+    };
+
+    // Without the key a lookup may take the whole RPC timeout: the operation runs out first.
+    let conn = c.connect_with(tuned(None)).await;
+    let rule = slow_lookup();
+    let e = conn
+        .table(&name)
+        .unwrap()
+        .put(Put::new("r").add("f", "q", "v"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
+    assert_eq!(mini.faults().fired(rule), 1);
+
+    // With it, the slow lookup is abandoned after 200 ms and the next one succeeds.
+    let conn = c.connect_with(tuned(Some("200"))).await;
+    let rule = slow_lookup();
+    let started = Instant::now();
+    conn.table(&name)
+        .unwrap()
+        .put(Put::new("r").add("f", "q", "v"))
+        .await
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(mini.faults().fired(rule), 1);
+    assert!(took < Duration::from_millis(1500), "the put took {took:?}");
+}
+
+/// `hbase.client.scanner.timeout.period` is the deadline of each step of a scan, not of the
+/// whole scan: a stalled step fails at that period (the operation timeout is far longer), and a
+/// scan of many slow steps runs past it as long as each step is in time.
+#[tokio::test]
+async fn scanner_timeout_bounds_each_step_of_a_scan() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("scanner_timeout_bounds_each_step_of_a_scan") else {
+        return;
+    };
+    let (_conn, t, _) = setup(&c, |b| {
+        b.set_all([
+            ("hbase.rpc.timeout", "10000"),
+            ("hbase.client.operation.timeout", "20000"),
+            ("hbase.client.scanner.timeout.period", "600"),
+            ("hbclient.rpc.max.consecutive.timeouts", "0"),
+        ])
+        .unwrap()
+    })
+    .await;
+    // Both regions are located by `setup`'s writes, so every Scan call below is the scan's own
+    // (a scanner's later calls name no region, so the rules match the method alone).
+    // Six steps or more of 250 ms each (one row per step): 1.5 s in all, past the 600 ms period.
+    for i in 0..4 {
+        t.put(Put::new(format!("b{i}")).add("f", "q", "x"))
+            .await
+            .unwrap();
+    }
+    let slow = mini.faults().add(Rule::new(
+        Match::method("Scan"),
+        Reaction::Delay(Duration::from_millis(250)),
+    ));
+    let started = Instant::now();
+    let rows: Vec<_> = t.scan(Scan::new().caching(1)).try_collect().await.unwrap();
+    assert_eq!(rows.len(), 6);
+    assert!(mini.faults().fired(slow) >= 6);
+    assert!(started.elapsed() > Duration::from_millis(600));
+    mini.faults().remove(slow);
+
+    mini.faults()
+        .add(Rule::new(Match::method("Scan"), Reaction::Stall));
+    let started = Instant::now();
+    let e = t
+        .scan(Scan::new())
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap_err();
+    let took = started.elapsed();
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
+    assert!(
+        took >= Duration::from_millis(540) && took < Duration::from_millis(3000),
+        "the stalled scan took {took:?}: {e}"
+    );
 }
 
 /// A crashed region server whose regions hbase:meta still names (the master has not reassigned
