@@ -14,6 +14,7 @@ use hbclient_proto::pb;
 
 use crate::client::Connection;
 use crate::error::{Error, RemoteError, Result};
+use crate::request::CallMeta;
 use crate::retry::{pause_time, with_retries};
 use crate::rpc::Service;
 use crate::shared::Core;
@@ -523,6 +524,7 @@ impl Admin {
                 &loc.server,
                 Service::Admin,
                 "FlushRegion",
+                &CallMeta::NONE,
                 &request,
                 &[],
                 self.core.config.rpc_timeout,
@@ -548,6 +550,7 @@ impl Admin {
                 &loc.server,
                 Service::Admin,
                 "CompactRegion",
+                &CallMeta::NONE,
                 &request,
                 &[],
                 self.core.config.rpc_timeout,

@@ -33,6 +33,7 @@ pub mod guide;
 mod locate;
 mod metrics;
 mod mutator;
+mod request;
 mod retry;
 mod rpc;
 mod security;
@@ -52,6 +53,7 @@ pub use metrics::MetricsSnapshot;
 pub use mutator::{
     BufferedMutator, ErrorListener, FailedMutation, MutatorError, MutatorMetrics, MutatorOptions,
 };
+pub use request::{priority, Attributes};
 pub use table::{
     Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Delete,
     Durability, Filter, Get, Increment, ListOp, Mutation, Put, RowMutations, RowResult, Scan,
