@@ -100,7 +100,9 @@ impl AsyncTable {
     /// (`RequestHeader.attribute`, HBase 2.6+), besides those this handle has already; Java's
     /// `TableBuilder.setRequestAttribute`. Server coprocessors, quotas and the slow log see
     /// request attributes; servers before 2.6 ignore them. Setting a name again replaces its
-    /// value. Cheap: the handle shares the connection; `self` is unchanged.
+    /// value. Scans and [`BufferedMutator`](crate::BufferedMutator)s made from the returned
+    /// handle carry them too (Java's `BufferedMutatorParams.setRequestAttribute`). Cheap: the
+    /// handle shares the connection; `self` is unchanged.
     pub fn with_request_attribute(
         &self,
         name: impl Into<String>,

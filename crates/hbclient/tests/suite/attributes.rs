@@ -116,6 +116,17 @@ async fn attributes_and_priorities_reach_the_server_with_every_operation() {
         ])
         .await;
     assert!(outcomes.iter().all(|o| o.is_ok()), "{outcomes:?}");
+    let mutator = tagged(&table, "mutator").buffered_mutator();
+    mutator
+        .mutate(
+            Put::new("mu")
+                .add("f", "q", "1")
+                .priority(6)
+                .attribute("k", "mu"),
+        )
+        .await
+        .unwrap();
+    mutator.close().await.unwrap();
     // Two rows per call, rows in both regions: open, continue, and open again on the second.
     for row in ["c", "d", "e", "p", "q"] {
         table.put(Put::new(row).add("f", "q", "1")).await.unwrap();
@@ -130,7 +141,7 @@ async fn attributes_and_priorities_reach_the_server_with_every_operation() {
         .try_collect()
         .await
         .unwrap();
-    assert_eq!(rows.len(), 11, "{:?}", crate::support::keys(&rows));
+    assert_eq!(rows.len(), 12, "{:?}", crate::support::keys(&rows));
 
     let Some(mini) = c.mini("attributes_and_priorities_reach_the_server_with_every_operation")
     else {
@@ -182,6 +193,11 @@ async fn attributes_and_priorities_reach_the_server_with_every_operation() {
         batch.operation_attributes,
         vec![op("k", "b1"), op("k", "b2"), vec![]]
     );
+
+    // A BufferedMutator made from a tagged handle sends its flushes with the handle's attributes.
+    let flush = only(&calls_tagged(&received, "mutator"), "Multi", "mutator");
+    assert_eq!(flush.priority, Some(6));
+    assert_eq!(flush.operation_attributes, vec![op("k", "mu")]);
 
     let scan = calls_tagged(&received, "scan");
     assert!(scan.len() >= 4, "{scan:#?}");
