@@ -165,6 +165,12 @@ pub struct Admin {
     core: Arc<Core>,
 }
 
+impl Admin {
+    pub(crate) fn core(&self) -> &Arc<Core> {
+        &self.core
+    }
+}
+
 impl std::fmt::Debug for Admin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Admin")
@@ -180,7 +186,7 @@ impl Connection {
     }
 }
 
-fn parse_table(name: &str) -> Result<TableName> {
+pub(crate) fn parse_table(name: &str) -> Result<TableName> {
     TableName::parse(name).map_err(|e| Error::invalid(format!("invalid table name: {e}")))
 }
 

@@ -38,6 +38,7 @@ mod retry;
 mod rpc;
 mod security;
 mod shared;
+mod slow_log;
 mod spent;
 mod table;
 mod telemetry;
@@ -54,6 +55,7 @@ pub use mutator::{
     BufferedMutator, ErrorListener, FailedMutation, MutatorError, MutatorMetrics, MutatorOptions,
 };
 pub use request::{priority, Attributes};
+pub use slow_log::{SlowLogEntry, SlowLogKind};
 pub use table::{
     Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Delete,
     Durability, Filter, Get, Increment, ListOp, Mutation, Put, RowMutations, RowResult, Scan,

@@ -260,3 +260,69 @@ async fn a_plain_handle_sends_no_attributes_and_leaves_the_original_alone() {
         mini.received_requests()
     );
 }
+
+/// The check against a real HBase 2.6: its large-log ring buffer records a call's request
+/// attributes and its connection's attributes (hbase.sh turns the buffer on and logs responses
+/// above 2 MiB). mini-hbase answers like a server whose buffer is off: no entries.
+#[tokio::test]
+async fn request_and_connection_attributes_show_in_the_servers_large_log() {
+    let c = TestCluster::start().await;
+    let name = c.table(&["f"], &[]).await;
+    let tag = TestCluster::unique_name();
+    let conn = c
+        .connect_with(|b| b.connection_attribute("suite.connection", tag.clone()))
+        .await;
+    let table = conn
+        .table(&name)
+        .unwrap()
+        .with_request_attribute("suite.request", tag.clone());
+    let big = vec![b'x'; 3 << 20];
+    table.put(Put::new("big").add("f", "q", big)).await.unwrap();
+    let row = table
+        .get(Get::new("big").priority(priority::HIGH).attribute("k", "v"))
+        .await
+        .unwrap();
+    assert_eq!(row.value(b"f", b"q").map(|v| v.len()), Some(3 << 20));
+
+    let admin = c.conn.admin();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let entry = loop {
+        // The server hands entries to its ring buffer asynchronously.
+        let entries = admin
+            .slow_log(&name, b"big", hbclient::SlowLogKind::Large, 100)
+            .await
+            .unwrap();
+        if c.is_mini() {
+            assert!(entries.is_empty(), "{entries:?}");
+            crate::support::skipped(
+                "request_and_connection_attributes_show_in_the_servers_large_log",
+                "mini-hbase keeps no slow log (as HBase with the buffer off)",
+            );
+            return;
+        }
+        let ours = entries.into_iter().find(|e| {
+            e.method == "Get"
+                && e.request_attributes.get("suite.request").map(|v| &v[..]) == Some(tag.as_bytes())
+        });
+        if let Some(entry) = ours {
+            break entry;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no large-log entry for the Get: the server needs \
+             hbase.regionserver.slowlog.buffer.enabled=true and hbase.ipc.warn.response.size \
+             below 3 MiB (scripts/hbase/hbase.sh sets both)"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    eprintln!("large-log entry: {entry:?}");
+    assert!(entry.large);
+    assert!(entry.response_size > 3 << 20);
+    assert_eq!(
+        entry
+            .connection_attributes
+            .get("suite.connection")
+            .map(|v| &v[..]),
+        Some(tag.as_bytes())
+    );
+}
