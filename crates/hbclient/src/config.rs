@@ -568,17 +568,16 @@ impl ConfigBuilder {
                     );
                 }
             }
-            _ => match key.strip_prefix(CONNECTION_ATTRIBUTE_PREFIX) {
-                Some("") => {
+            _ if key.starts_with(CONNECTION_ATTRIBUTE_PREFIX) => {
+                let name = &key[CONNECTION_ATTRIBUTE_PREFIX.len()..];
+                if name.is_empty() {
                     return Err(Error::invalid(format!(
                         "{key}: a connection attribute needs a name after the prefix"
-                    )))
+                    )));
                 }
-                Some(name) => {
-                    Arc::make_mut(&mut c.connection_attributes).set(name, value.to_string())
-                }
-                None => return Ok(false),
-            },
+                Arc::make_mut(&mut c.connection_attributes).set(name, value.to_string());
+            }
+            _ => return Ok(false),
         }
         Ok(true)
     }
