@@ -1,6 +1,6 @@
 //! `Admin`: table DDL through the active master (create, delete, enable, disable, exists, list,
 //! describe, region boundaries), namespaces (create, delete, list) and the region operations
-//! tests need (split, move, flush, compact).
+//! tests need (split, move, flush, compact); the slow/large log is in `slow_log.rs`.
 //!
 //! DDL calls start a master procedure; like HBase's client, `Admin` then polls
 //! `getProcedureResult` until the procedure finished, and reports its failure if it failed.
