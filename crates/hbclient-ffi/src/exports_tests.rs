@@ -1899,7 +1899,7 @@ fn priorities_and_attributes_reach_the_server() {
                     .any(|(n, v)| n == "ffi.op" && v[..] == *tag.as_bytes())
             })
             .collect();
-        let seen: Vec<(&str, Option<u32>, Vec<Vec<(String, bytes::Bytes)>>)> = ours
+        let seen: Vec<(&str, Option<u32>, Vec<mini_hbase::ReceivedAttributes>)> = ours
             .iter()
             .map(|r| {
                 (
