@@ -633,6 +633,91 @@ const char *hb_family_descriptor_compression(const struct hb_family_descriptor *
 const char *hb_family_descriptor_bloom_filter(const struct hb_family_descriptor *family);
 
 /**
+ * Sets the get's QoS priority (`RequestHeader.priority`; Java's `setPriority`): 0 normal, 200
+ * (`HBase HIGH_QOS`) for the server's priority handlers. Unset, the server picks (normal for a
+ * user table).
+ */
+hb_status hb_get_set_priority(struct hb_get *get, uint32_t priority);
+
+/**
+ * Sets an operation attribute of the get (Java's `setAttribute`): `name` (NUL-terminated
+ * UTF-8) = `value` (`value_len` bytes, copied), sent inside the Get for server coprocessors.
+ * Setting a name again replaces its value.
+ */
+hb_status hb_get_set_attribute(struct hb_get *get,
+                               const char *name,
+                               const void *value,
+                               size_t value_len);
+
+/**
+ * Sets the put's QoS priority; see `hb_get_set_priority`. In a batch, each server's request
+ * goes with the highest priority of its actions.
+ */
+hb_status hb_put_set_priority(struct hb_put *put, uint32_t priority);
+
+/**
+ * Sets an operation attribute of the put; see `hb_get_set_attribute`.
+ */
+hb_status hb_put_set_attribute(struct hb_put *put,
+                               const char *name,
+                               const void *value,
+                               size_t value_len);
+
+/**
+ * Sets the delete's QoS priority; see `hb_get_set_priority`.
+ */
+hb_status hb_delete_set_priority(struct hb_delete *delete_, uint32_t priority);
+
+/**
+ * Sets an operation attribute of the delete; see `hb_get_set_attribute`.
+ */
+hb_status hb_delete_set_attribute(struct hb_delete *delete_,
+                                  const char *name,
+                                  const void *value,
+                                  size_t value_len);
+
+/**
+ * Sets the append's QoS priority; see `hb_get_set_priority`.
+ */
+hb_status hb_append_set_priority(struct hb_append *append, uint32_t priority);
+
+/**
+ * Sets an operation attribute of the append; see `hb_get_set_attribute`.
+ */
+hb_status hb_append_set_attribute(struct hb_append *append,
+                                  const char *name,
+                                  const void *value,
+                                  size_t value_len);
+
+/**
+ * Sets the QoS priority of every RPC of scans made from this description (opening,
+ * continuing and closing scanners); see `hb_get_set_priority`.
+ */
+hb_status hb_scan_set_priority(struct hb_scan *scan, uint32_t priority);
+
+/**
+ * Sets an operation attribute of the scan, sent when each region's scanner opens; see
+ * `hb_get_set_attribute`.
+ */
+hb_status hb_scan_set_attribute(struct hb_scan *scan,
+                                const char *name,
+                                const void *value,
+                                size_t value_len);
+
+/**
+ * A new handle on the same table (same per-call timeout, if any) whose every RPC — operations,
+ * batches, scanners and mutators opened from it — also carries the request attribute `name`
+ * (NUL-terminated UTF-8) = `value` (`value_len` bytes, copied) in its header (HBase 2.6+;
+ * Java's `TableBuilder.setRequestAttribute`). Setting a name the handle has replaces its value.
+ * `table` is unchanged. Free the new handle with `hb_table_free`. Thread-safe.
+ */
+hb_status hb_table_with_request_attribute(const struct hb_table *table,
+                                          const char *name,
+                                          const void *value,
+                                          size_t value_len,
+                                          struct hb_table **out);
+
+/**
  * Adds `delta` to the 8-byte big-endian counter at `family:qualifier` of `row` (a missing
  * counter starts at 0) and writes the new value to `new_value` (may be NULL). Fails with
  * `HB_ERR_REMOTE` when the cell holds something that is not an 8-byte counter.
@@ -797,6 +882,8 @@ hb_status hb_config_new(struct hb_config **out);
  * `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
  * 0: no timer), `hbase.client.write.buffer.maxinflight` (size), `hbase.client.keyvalue.maxsize`
  * (size; 0 or negative: no limit), `hbase.client.user` (text: the user name sent),
+ * `hbclient.connection.attribute.<name>` (text: a connection attribute `<name>` sent once in
+ * the header of every connection, HBase 2.6+; Java's `connectionAttributes`),
  * `hbclient.metrics.per.server` (bool; per-server metric series in builds of hbclient with its
  * `metrics` feature, which libhbclient is not: accepted, no effect).
  *

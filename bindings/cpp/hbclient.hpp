@@ -36,6 +36,9 @@ namespace hbclient {
 
 /// "Let the server pick the time."
 inline constexpr std::uint64_t kLatestTimestamp = HB_LATEST_TIMESTAMP;
+/// QoS priorities HBase defines (HConstants.NORMAL_QOS, HIGH_QOS) for the `priority` setters.
+inline constexpr std::uint32_t kNormalPriority = 0;
+inline constexpr std::uint32_t kHighPriority = 200;
 
 /// A failed call: the C API's hb_error as an exception.
 class Error : public std::runtime_error {
@@ -118,6 +121,11 @@ class Config {
     hb_status st = hb_config_set_err(handle_.get(), k.c_str(), v.c_str(), &err);
     detail::check(st, err);
     return *this;
+  }
+  /// A connection attribute sent once per connection (HBase 2.6+; Java's connectionAttributes):
+  /// the key "hbclient.connection.attribute.<name>".
+  Config& connection_attribute(std::string_view name, std::string_view value) {
+    return set("hbclient.connection.attribute." + std::string(name), value);
   }
   /// Applies a client configuration directory (core-site.xml, then hbase-site.xml: discovery,
   /// Kerberos, TLS), as Java clients read `HBASE_CONF_DIR`; throws naming the bad file or key.
@@ -224,6 +232,17 @@ class Put {
                              value.size(), timestamp));
     return *this;
   }
+  /// QoS priority of the put's RPCs (RequestHeader.priority), e.g. kHighPriority.
+  Put& priority(std::uint32_t p) {
+    detail::check(hb_put_set_priority(handle_.get(), p));
+    return *this;
+  }
+  /// An operation attribute sent inside the put (Java's setAttribute).
+  Put& attribute(const std::string& name, std::string_view value) {
+    detail::check(hb_put_set_attribute(handle_.get(), name.c_str(), value.data(),
+                                              value.size()));
+    return *this;
+  }
   const hb_put* get() const noexcept { return handle_.get(); }
 
  private:
@@ -260,6 +279,17 @@ class Get {
     detail::check(hb_get_set_filter(handle_.get(), f.get()));
     return *this;
   }
+  /// QoS priority of the get's RPCs (RequestHeader.priority), e.g. kHighPriority.
+  Get& priority(std::uint32_t p) {
+    detail::check(hb_get_set_priority(handle_.get(), p));
+    return *this;
+  }
+  /// An operation attribute sent inside the get (Java's setAttribute).
+  Get& attribute(const std::string& name, std::string_view value) {
+    detail::check(hb_get_set_attribute(handle_.get(), name.c_str(), value.data(),
+                                              value.size()));
+    return *this;
+  }
   const hb_get* get() const noexcept { return handle_.get(); }
 
  private:
@@ -293,6 +323,17 @@ class Delete {
     detail::check(hb_delete_add_family(handle_.get(), detail::bytes(family), family.size()));
     return *this;
   }
+  /// QoS priority of the delete's RPCs (RequestHeader.priority), e.g. kHighPriority.
+  Delete& priority(std::uint32_t p) {
+    detail::check(hb_delete_set_priority(handle_.get(), p));
+    return *this;
+  }
+  /// An operation attribute sent inside the delete (Java's setAttribute).
+  Delete& attribute(const std::string& name, std::string_view value) {
+    detail::check(hb_delete_set_attribute(handle_.get(), name.c_str(), value.data(),
+                                              value.size()));
+    return *this;
+  }
   const hb_delete* get() const noexcept { return handle_.get(); }
 
  private:
@@ -310,6 +351,17 @@ class Append {
   Append& add(std::string_view family, std::string_view qualifier, std::string_view value) {
     detail::check(hb_append_add(handle_.get(), family.data(), family.size(), qualifier.data(),
                                 qualifier.size(), value.data(), value.size()));
+    return *this;
+  }
+  /// QoS priority of the append's RPCs (RequestHeader.priority), e.g. kHighPriority.
+  Append& priority(std::uint32_t p) {
+    detail::check(hb_append_set_priority(handle_.get(), p));
+    return *this;
+  }
+  /// An operation attribute sent inside the append (Java's setAttribute).
+  Append& attribute(const std::string& name, std::string_view value) {
+    detail::check(hb_append_set_attribute(handle_.get(), name.c_str(), value.data(),
+                                              value.size()));
     return *this;
   }
   const hb_append* get() const noexcept { return handle_.get(); }
@@ -673,6 +725,17 @@ class Scan {
     detail::check(hb_scan_set_filter(handle_.get(), f.get()));
     return *this;
   }
+  /// QoS priority of the scan's RPCs (RequestHeader.priority), e.g. kHighPriority.
+  Scan& priority(std::uint32_t p) {
+    detail::check(hb_scan_set_priority(handle_.get(), p));
+    return *this;
+  }
+  /// An operation attribute sent inside the scan (Java's setAttribute).
+  Scan& attribute(const std::string& name, std::string_view value) {
+    detail::check(hb_scan_set_attribute(handle_.get(), name.c_str(), value.data(),
+                                              value.size()));
+    return *this;
+  }
   const hb_scan* get() const noexcept { return handle_.get(); }
 
  private:
@@ -848,6 +911,14 @@ class Table {
     hb_table* t = nullptr;
     detail::check(
         hb_table_with_timeout(handle_.get(), static_cast<std::uint64_t>(timeout.count()), &t));
+    return Table(t);
+  }
+  /// The same table with every RPC also carrying a request attribute (HBase 2.6+; Java's
+  /// TableBuilder.setRequestAttribute). This handle is unchanged.
+  Table with_request_attribute(const std::string& name, std::string_view value) const {
+    hb_table* t = nullptr;
+    detail::check(hb_table_with_request_attribute(handle_.get(), name.c_str(), value.data(),
+                                                  value.size(), &t));
     return Table(t);
   }
   Scanner scanner(const Scan& s) const {

@@ -174,6 +174,13 @@ write_conf() {
   <property><name>hbase.unsafe.regionserver.hostname</name><value>127.0.0.1</value></property>
   <property><name>hbase.master.ipc.address</name><value>127.0.0.1</value></property>
   <property><name>hbase.regionserver.ipc.address</name><value>127.0.0.1</value></property>
+
+  <!-- The online slow-log ring buffer (read with Admin getLogEntries) records every call whose
+       response exceeds 2 MiB as a LARGE_LOG entry, with its request and connection attributes:
+       how the suite sees that attributes reach the server without a coprocessor. Calls with
+       smaller responses (nearly all) are not logged. -->
+  <property><name>hbase.regionserver.slowlog.buffer.enabled</name><value>true</value></property>
+  <property><name>hbase.ipc.warn.response.size</name><value>2097152</value></property>
 </configuration>
 EOF
   cat >"$RUN/conf/log4j2.properties" <<'EOF'

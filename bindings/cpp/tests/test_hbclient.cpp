@@ -517,3 +517,33 @@ TEST(V2, AsyncScanBatches) {
     }
   }
 }
+
+// Priorities and attributes on every operation, request attributes on a table handle and
+// connection attributes through the config: accepted and the operations still work (what
+// arrives at the server is checked by the Rust exports test against mini-hbase's log).
+TEST(Attributes, PrioritiesAndAttributesOnEveryOperation) {
+  auto config = test_config();
+  config.connection_attribute("app", "cpp-test");
+  EXPECT_THROW(config.connection_attribute("", "x"), hbclient::Error);
+  hbclient::Connection conn(config);
+  auto plain = conn.table("cpp");
+  auto t = plain.with_request_attribute("tenant", "t\0bin"s).with_request_attribute("op", "x");
+  const std::string row = "attr-row";
+  t.put(hbclient::Put(row)
+            .add("f", "q", "v")
+            .priority(hbclient::kHighPriority)
+            .attribute("k", "\0put"s));
+  auto got = t.get(hbclient::Get(row).priority(7).attribute("k", ""));
+  EXPECT_EQ(got.value("f", "q"), std::optional<std::string_view>("v"));
+  auto appended = t.append(hbclient::Append(row).add("f", "a", "x").priority(9).attribute("k", "a"));
+  EXPECT_EQ(appended.cell(0).value, "x");
+  auto scanner = t.scanner(hbclient::Scan().prefix("attr-").priority(201).attribute("k", "s"));
+  int rows = 0;
+  for (const auto& r : scanner) {
+    (void)r;
+    rows++;
+  }
+  EXPECT_EQ(rows, 1);
+  t.remove(hbclient::Delete(row).priority(hbclient::kNormalPriority).attribute("k", "d"));
+  EXPECT_TRUE(plain.get(hbclient::Get(row)).empty());
+}

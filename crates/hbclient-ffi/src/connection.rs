@@ -119,6 +119,8 @@ pub unsafe extern "C" fn hb_config_new(out: *mut *mut hb_config) -> hb_status {
 /// `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
 /// 0: no timer), `hbase.client.write.buffer.maxinflight` (size), `hbase.client.keyvalue.maxsize`
 /// (size; 0 or negative: no limit), `hbase.client.user` (text: the user name sent),
+/// `hbclient.connection.attribute.<name>` (text: a connection attribute `<name>` sent once in
+/// the header of every connection, HBase 2.6+; Java's `connectionAttributes`),
 /// `hbclient.metrics.per.server` (bool; per-server metric series in builds of hbclient with its
 /// `metrics` feature, which libhbclient is not: accepted, no effect).
 ///

@@ -13,8 +13,17 @@ use crate::*;
 
 /// The cluster, started once for the whole test binary on its own runtime.
 fn master() -> &'static str {
-    static MASTER: OnceLock<String> = OnceLock::new();
-    MASTER.get_or_init(|| {
+    &started().0
+}
+
+/// The cluster's controls (what it received), beside its master address.
+fn cluster() -> &'static mini_hbase::MiniCluster {
+    &started().1
+}
+
+fn started() -> &'static (String, std::sync::Arc<mini_hbase::MiniCluster>) {
+    static STARTED: OnceLock<(String, std::sync::Arc<mini_hbase::MiniCluster>)> = OnceLock::new();
+    STARTED.get_or_init(|| {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_multi_thread()
@@ -26,7 +35,9 @@ fn master() -> &'static str {
                     .await
                     .unwrap();
                 cluster.create_table("t", &["f", "g"], &[b"m"]).unwrap();
-                tx.send(cluster.master_addr().to_string()).unwrap();
+                let cluster = std::sync::Arc::new(cluster);
+                tx.send((cluster.master_addr().to_string(), cluster.clone()))
+                    .unwrap();
                 std::future::pending::<()>().await;
             });
         });
@@ -1764,6 +1775,205 @@ fn namespaces_and_describe() {
         );
         assert!(text(hb_error_exception_class(err)).ends_with("NamespaceNotFoundException"));
         hb_error_free(err);
+        hb_connection_close(conn);
+    }
+}
+
+/// Priorities, operation attributes, request attributes (a table handle's) and connection
+/// attributes (a configuration key) set through the C API all reach the server.
+#[test]
+fn priorities_and_attributes_reach_the_server() {
+    unsafe {
+        let mut cfg = null_mut();
+        assert_eq!(hb_config_new(&mut cfg), HB_OK);
+        for (k, v) in [
+            ("hbase.client.bootstrap.servers", master()),
+            ("hbase.client.pause", "20"),
+            ("hbclient.connection.attribute.app", "c-test"),
+        ] {
+            let (k, v) = (CString::new(k).unwrap(), CString::new(v).unwrap());
+            assert_eq!(hb_config_set(cfg, k.as_ptr(), v.as_ptr()), HB_OK);
+        }
+        let mut conn = null_mut();
+        assert_eq!(hb_connection_open(cfg, &mut conn, null_mut()), HB_OK);
+        hb_config_free(cfg);
+        let plain = open_table(conn, "t");
+        let name = CString::new("ffi.op").unwrap();
+        let tag = format!("ffi-{}", std::process::id());
+        let mut table = null_mut();
+        assert_eq!(
+            hb_table_with_request_attribute(
+                plain,
+                name.as_ptr(),
+                tag.as_ptr().cast(),
+                tag.len(),
+                &mut table
+            ),
+            HB_OK
+        );
+        let k = CString::new("k").unwrap();
+
+        let p = put(b"attr-row", b"v");
+        assert_eq!(hb_put_set_priority(p, 200), HB_OK);
+        assert_eq!(
+            hb_put_set_attribute(p, k.as_ptr(), b"p".as_ptr().cast(), 1),
+            HB_OK
+        );
+        assert_eq!(hb_table_put(table, p, null_mut()), HB_OK);
+        hb_put_free(p);
+
+        let g = get(b"attr-row");
+        assert_eq!(hb_get_set_priority(g, 7), HB_OK);
+        assert_eq!(
+            hb_get_set_attribute(g, k.as_ptr(), b"g".as_ptr().cast(), 1),
+            HB_OK
+        );
+        let mut result = null_mut();
+        assert_eq!(hb_table_get(table, g, &mut result, null_mut()), HB_OK);
+        assert!(!hb_result_is_empty(result));
+        hb_result_free(result);
+        hb_get_free(g);
+
+        let mut a = null_mut();
+        assert_eq!(hb_append_new(b"attr-row".as_ptr().cast(), 8, &mut a), HB_OK);
+        let (f, q) = (b"f", b"s");
+        assert_eq!(
+            hb_append_add(
+                a,
+                f.as_ptr().cast(),
+                1,
+                q.as_ptr().cast(),
+                1,
+                b"x".as_ptr().cast(),
+                1
+            ),
+            HB_OK
+        );
+        assert_eq!(hb_append_set_priority(a, 9), HB_OK);
+        assert_eq!(hb_append_set_attribute(a, k.as_ptr(), null(), 0), HB_OK);
+        let mut result = null_mut();
+        assert_eq!(hb_table_append(table, a, &mut result, null_mut()), HB_OK);
+        hb_result_free(result);
+        hb_append_free(a);
+
+        let mut s = null_mut();
+        assert_eq!(hb_scan_new(&mut s), HB_OK);
+        assert_eq!(hb_scan_set_prefix(s, b"attr-".as_ptr().cast(), 5), HB_OK);
+        assert_eq!(hb_scan_set_priority(s, 201), HB_OK);
+        assert_eq!(
+            hb_scan_set_attribute(s, k.as_ptr(), b"s".as_ptr().cast(), 1),
+            HB_OK
+        );
+        let mut scanner = null_mut();
+        assert_eq!(hb_table_scanner(table, s, &mut scanner, null_mut()), HB_OK);
+        let mut rows = 0;
+        loop {
+            let mut row = null_mut();
+            assert_eq!(hb_scanner_next(scanner, &mut row, null_mut()), HB_OK);
+            if row.is_null() {
+                break;
+            }
+            rows += 1;
+            hb_result_free(row);
+        }
+        assert_eq!(rows, 1);
+        hb_scanner_free(scanner);
+        hb_scan_free(s);
+
+        let mut d = null_mut();
+        assert_eq!(hb_delete_new(b"attr-row".as_ptr().cast(), 8, &mut d), HB_OK);
+        assert_eq!(hb_delete_set_priority(d, 3), HB_OK);
+        assert_eq!(
+            hb_delete_set_attribute(d, k.as_ptr(), b"d".as_ptr().cast(), 1),
+            HB_OK
+        );
+        assert_eq!(hb_table_delete(table, d, null_mut()), HB_OK);
+        hb_delete_free(d);
+
+        let ours: Vec<_> = cluster()
+            .received_requests()
+            .into_iter()
+            .filter(|r| {
+                r.request_attributes
+                    .iter()
+                    .any(|(n, v)| n == "ffi.op" && v[..] == *tag.as_bytes())
+            })
+            .collect();
+        let seen: Vec<(&str, Option<u32>, Vec<mini_hbase::ReceivedAttributes>)> = ours
+            .iter()
+            .map(|r| {
+                (
+                    r.method.as_str(),
+                    r.priority,
+                    r.operation_attributes.clone(),
+                )
+            })
+            .collect();
+        let op = |v: &'static [u8]| vec![vec![("k".to_string(), bytes::Bytes::from_static(v))]];
+        assert_eq!(seen[0], ("Mutate", Some(200), op(b"p")), "{ours:#?}");
+        assert_eq!(seen[1], ("Get", Some(7), op(b"g")));
+        assert_eq!(seen[2], ("Mutate", Some(9), op(b"")));
+        assert_eq!(seen[3], ("Scan", Some(201), op(b"s")));
+        assert_eq!(seen.last().unwrap(), &("Mutate", Some(3), op(b"d")));
+        assert!(ours.iter().all(|r| r.connection_attributes
+            == vec![("app".to_string(), bytes::Bytes::from_static(b"c-test"))]));
+
+        // Bad arguments: typed errors, nothing changed.
+        let g = get(b"r");
+        assert_eq!(hb_get_set_priority(null_mut(), 1), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(
+            hb_get_set_attribute(g, null(), b"v".as_ptr().cast(), 1),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_get_set_attribute(g, k.as_ptr(), null(), 3),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        let bad_utf8 = [0xffu8, 0];
+        assert_eq!(
+            hb_get_set_attribute(g, bad_utf8.as_ptr().cast(), null(), 0),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_get_free(g);
+        assert_eq!(hb_put_set_priority(null_mut(), 1), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(
+            hb_delete_set_priority(null_mut(), 1),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_append_set_priority(null_mut(), 1),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(hb_scan_set_priority(null_mut(), 1), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(
+            hb_put_set_attribute(null_mut(), k.as_ptr(), null(), 0),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_delete_set_attribute(null_mut(), k.as_ptr(), null(), 0),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_append_set_attribute(null_mut(), k.as_ptr(), null(), 0),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_scan_set_attribute(null_mut(), k.as_ptr(), null(), 0),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        let mut out = null_mut();
+        assert_eq!(
+            hb_table_with_request_attribute(null(), k.as_ptr(), null(), 0, &mut out),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            hb_table_with_request_attribute(plain, k.as_ptr(), null(), 0, null_mut()),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert!(out.is_null());
+
+        hb_table_free(table);
+        hb_table_free(plain);
         hb_connection_close(conn);
     }
 }

@@ -32,6 +32,7 @@ mod boundary;
 mod admin;
 mod argconv;
 mod atomic;
+mod attributes;
 mod batch;
 mod connection;
 mod error;
@@ -54,6 +55,7 @@ mod exports_tests;
 
 pub use admin::*;
 pub use atomic::*;
+pub use attributes::*;
 pub use batch::*;
 pub use connection::*;
 pub use error::*;

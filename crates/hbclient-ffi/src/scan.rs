@@ -20,7 +20,7 @@ use crate::runtime::ConnRuntime;
 ///
 /// Thread safety: not synchronised; build it from one thread. `hb_table_scanner` copies it.
 pub struct hb_scan {
-    scan: Option<hbcore::Scan>,
+    pub(crate) scan: Option<hbcore::Scan>,
 }
 
 /// An open scan, read with `hb_scanner_next` (blocking, one row) or `hb_scanner_next_async`

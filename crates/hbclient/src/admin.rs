@@ -1,6 +1,6 @@
 //! `Admin`: table DDL through the active master (create, delete, enable, disable, exists, list,
 //! describe, region boundaries), namespaces (create, delete, list) and the region operations
-//! tests need (split, move, flush, compact).
+//! tests need (split, move, flush, compact); the slow/large log is in `slow_log.rs`.
 //!
 //! DDL calls start a master procedure; like HBase's client, `Admin` then polls
 //! `getProcedureResult` until the procedure finished, and reports its failure if it failed.
@@ -14,6 +14,7 @@ use hbclient_proto::pb;
 
 use crate::client::Connection;
 use crate::error::{Error, RemoteError, Result};
+use crate::request::CallMeta;
 use crate::retry::{pause_time, with_retries};
 use crate::rpc::Service;
 use crate::shared::Core;
@@ -164,6 +165,12 @@ pub struct Admin {
     core: Arc<Core>,
 }
 
+impl Admin {
+    pub(crate) fn core(&self) -> &Arc<Core> {
+        &self.core
+    }
+}
+
 impl std::fmt::Debug for Admin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Admin")
@@ -179,7 +186,7 @@ impl Connection {
     }
 }
 
-fn parse_table(name: &str) -> Result<TableName> {
+pub(crate) fn parse_table(name: &str) -> Result<TableName> {
     TableName::parse(name).map_err(|e| Error::invalid(format!("invalid table name: {e}")))
 }
 
@@ -523,6 +530,7 @@ impl Admin {
                 &loc.server,
                 Service::Admin,
                 "FlushRegion",
+                &CallMeta::NONE,
                 &request,
                 &[],
                 self.core.config.rpc_timeout,
@@ -548,6 +556,7 @@ impl Admin {
                 &loc.server,
                 Service::Admin,
                 "CompactRegion",
+                &CallMeta::NONE,
                 &request,
                 &[],
                 self.core.config.rpc_timeout,

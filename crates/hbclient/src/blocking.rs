@@ -232,6 +232,24 @@ impl Table {
         self.inner.name()
     }
 
+    /// A handle whose every RPC carries this request attribute too (HBase 2.6+). See
+    /// [`AsyncTable::with_request_attribute`].
+    pub fn with_request_attribute(
+        &self,
+        name: impl Into<String>,
+        value: impl Into<bytes::Bytes>,
+    ) -> Table {
+        Table {
+            inner: self.inner.with_request_attribute(name, value),
+            rt: self.rt.clone(),
+        }
+    }
+
+    /// The request attributes this handle sends with every RPC.
+    pub fn request_attributes(&self) -> &crate::Attributes {
+        self.inner.request_attributes()
+    }
+
     /// Reads one row; a missing row is an empty [`RowResult`]. See [`AsyncTable::get`].
     pub fn get(&self, get: Get) -> Result<RowResult> {
         self.rt.run("Table::get", self.inner.get(get))

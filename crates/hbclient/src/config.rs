@@ -11,9 +11,11 @@
 //! ```
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::request::Attributes;
 use crate::tls::{StoreFile, TlsSettings};
 
 mod uri;
@@ -35,6 +37,9 @@ pub enum Discovery {
         bootstrap: Vec<String>,
     },
 }
+
+/// Keys starting with this set a connection attribute named by the rest of the key.
+pub(crate) const CONNECTION_ATTRIBUTE_PREFIX: &str = "hbclient.connection.attribute.";
 
 /// Client settings. Build with [`Config::builder`]; clone freely.
 #[derive(Debug, Clone)]
@@ -81,6 +86,8 @@ pub struct Config {
     pub(crate) keyvalue_maxsize: usize,
     pub(crate) tls: TlsSettings,
     pub(crate) auth: AuthSettings,
+    /// Sent in the header of every connection (`ConnectionHeader.attribute`, HBase 2.6+).
+    pub(crate) connection_attributes: Arc<Attributes>,
 }
 
 /// How the client proves who it is (`hbase.security.authentication` and the Kerberos keys).
@@ -151,6 +158,7 @@ impl Default for Config {
             keyvalue_maxsize: 10 * 1024 * 1024,
             tls: TlsSettings::default(),
             auth: AuthSettings::default(),
+            connection_attributes: Default::default(),
         }
     }
 }
@@ -410,7 +418,8 @@ impl ConfigBuilder {
     /// [`Config::meta_operation_timeout`]), `hbase.rpc.read.timeout` and `hbase.rpc.write.timeout`
     /// (see [`Config::read_rpc_timeout`]), `hbase.client.meta.read.rpc.timeout`,
     /// `hbase.ipc.client.socket.timeout.connect`,
-    /// `hbase.client.ipc.pool.size`,
+    /// `hbase.client.ipc.pool.size`, `hbclient.connection.attribute.<name>` (see
+    /// [`ConfigBuilder::connection_attribute`]),
     /// `hbase.client.scanner.caching`, `hbase.client.scanner.max.result.size`,
     /// `hbase.client.scanner.timeout.period` and `hbase.client.meta.scanner.timeout.period` (see
     /// [`Config::scanner_timeout`]), `hbase.client.write.buffer`,
@@ -609,6 +618,15 @@ impl ConfigBuilder {
                     );
                 }
             }
+            _ if key.starts_with(CONNECTION_ATTRIBUTE_PREFIX) => {
+                let name = &key[CONNECTION_ATTRIBUTE_PREFIX.len()..];
+                if name.is_empty() {
+                    return Err(Error::invalid(format!(
+                        "{key}: a connection attribute needs a name after the prefix"
+                    )));
+                }
+                Arc::make_mut(&mut c.connection_attributes).set(name, value.to_string());
+            }
             _ => return Ok(false),
         }
         Ok(true)
@@ -718,6 +736,19 @@ impl ConfigBuilder {
     ) -> ConfigBuilder {
         self.config.max_in_flight_bytes_per_connection = per_connection.max(1);
         self.config.max_in_flight_bytes = per_client.max(1);
+        self
+    }
+
+    /// Adds a connection attribute: sent once in the header of every connection the client
+    /// opens (`ConnectionHeader.attribute`, HBase 2.6+), where server coprocessors and the slow
+    /// log see it; Java passes these to `ConnectionFactory.createConnection`. Setting a name
+    /// again replaces its value. As a key: `hbclient.connection.attribute.<name>` = value (text).
+    pub fn connection_attribute(
+        mut self,
+        name: impl Into<String>,
+        value: impl Into<bytes::Bytes>,
+    ) -> ConfigBuilder {
+        Arc::make_mut(&mut self.config.connection_attributes).set(name, value);
         self
     }
 
@@ -838,6 +869,32 @@ fn split_hosts(list: &str, default_port: u16) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn connection_attributes_come_from_the_builder_and_from_keys() {
+        let config = Config::builder()
+            .connection_attribute("app", &b"\x01\x02"[..])
+            .set("hbclient.connection.attribute.team", "storage")
+            .unwrap()
+            .connection_attribute("app", "billing")
+            .build();
+        let pairs: Vec<_> = config
+            .connection_attributes
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.clone()))
+            .collect();
+        assert_eq!(
+            pairs,
+            vec![
+                ("app".to_string(), bytes::Bytes::from("billing")),
+                ("team".to_string(), bytes::Bytes::from("storage")),
+            ]
+        );
+        let e = Config::builder()
+            .set("hbclient.connection.attribute.", "x")
+            .unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument);
+    }
 
     #[test]
     fn defaults_match_hbase_2() {

@@ -16,6 +16,8 @@
 //! | `connection.getAdmin()` | [`Connection::admin`] → [`Admin`] | [`blocking::Connection::admin`] |
 //! | `connection.getBufferedMutator(params)` | [`AsyncTable::buffered_mutator_with`]`(`[`MutatorOptions`]`)` | [`blocking::Table::buffered_mutator_with`] |
 //! | `connection.close()` | [`Connection::close`] (or drop the last clone) | same |
+//! | `ConnectionFactory.createConnection(conf, .., connectionAttributes)` (2.6) | [`ConfigBuilder::connection_attribute`]`(name, value)` or the key `hbclient.connection.attribute.<name>` | same |
+//! | `connection.getTableBuilder(name).setRequestAttribute(k, v).build()` (2.6) | [`AsyncTable::with_request_attribute`]`(k, v)` (a cheap new handle) | [`blocking::Table::with_request_attribute`] |
 //!
 //! One `Connection` per process and cluster, shared by every task or thread, as in Java: it is
 //! cheap to clone, and tables are light handles on it. Unlike the Java `Table`, hbclient's
@@ -68,6 +70,8 @@
 //! | `new RowMutations(row).add(put).add(delete)` | [`RowMutations::new`]`(row).put(put).delete(delete)` |
 //! | `CheckAndMutate.newBuilder(row).ifEquals(f, q, v).build(put)` | [`CheckAndMutate::row`]`(row).if_equals(f, q, v).then_put(put)?` |
 //! | `ifNotExists(f, q)`, `ifMatches(f, q, op, v)`, `ifMatches(filter)`, `timeRange` | `.if_not_exists(f, q)`, `.if_matches(f, q, op, v)`, `.if_filter(filter)`, `.time_range(a, b)` |
+//! | `op.setPriority(HConstants.HIGH_QOS)` (Get, Scan, Put, Delete, Increment, Append) | `.priority(`[`priority::HIGH`]`)`; a batch goes at its actions' highest priority, as in Java |
+//! | `op.setAttribute(name, bytes)` (`OperationWithAttributes`) | `.attribute(name, bytes)` |
 //! | `Result.getValue(f, q)`, `rawCells()`, `getColumnCells(f, q)` | [`RowResult::value`], [`RowResult::cells`], [`RowResult::versions`] |
 //!
 //! ```no_run
@@ -149,6 +153,7 @@
 //! | `disableTable`, `enableTable`, `deleteTable` | [`Admin::disable_table`], [`Admin::enable_table`], [`Admin::delete_table`] |
 //! | `tableExists`, `isTableEnabled`, `listTableNames`, `getDescriptor` | [`Admin::table_exists`], [`Admin::is_table_enabled`], [`Admin::list_tables`], [`Admin::describe`] |
 //! | `split(table, row)`, `move(region, server)`, `flushRegion`, `compactRegion` | [`Admin::split_region`], [`Admin::move_region`], [`Admin::flush_region`], [`Admin::compact_region`] |
+//! | `getLogEntries(servers, "SLOW_LOG" / "LARGE_LOG", REGION_SERVER, limit, {tableName})` | [`Admin::slow_log`]`(table, row, `[`SlowLogKind`]`, limit)` (the server holding `row`) |
 //!
 //! ## Configuration keys
 //!
@@ -188,12 +193,14 @@
 //! [`blocking::Connection::admin`]: crate::blocking::Connection::admin
 //! [`blocking::Table`]: crate::blocking::Table
 //! [`blocking::Table::buffered_mutator_with`]: crate::blocking::Table::buffered_mutator_with
+//! [`blocking::Table::with_request_attribute`]: crate::blocking::Table::with_request_attribute
+//! [`priority::HIGH`]: crate::priority::HIGH
 
 #[allow(unused_imports)] // Brings the names the links above resolve to into scope.
 use crate::{
     Action, Admin, Append, AsyncTable, BufferedMutator, CheckAndMutate, ConfigBuilder, Delete,
     Durability, Error, FamilyDescriptor, Filter, Get, Increment, MutatorError, MutatorOptions, Put,
-    RemoteError, RowMutations, RowResult, Scan, Scanner, TableDescriptor,
+    RemoteError, RowMutations, RowResult, Scan, Scanner, SlowLogKind, TableDescriptor,
 };
 #[allow(unused_imports)]
 use crate::{Config, Connection};

@@ -33,10 +33,12 @@ pub mod guide;
 mod locate;
 mod metrics;
 mod mutator;
+mod request;
 mod retry;
 mod rpc;
 mod security;
 mod shared;
+mod slow_log;
 mod spent;
 mod table;
 mod telemetry;
@@ -52,6 +54,8 @@ pub use metrics::MetricsSnapshot;
 pub use mutator::{
     BufferedMutator, ErrorListener, FailedMutation, MutatorError, MutatorMetrics, MutatorOptions,
 };
+pub use request::{priority, Attributes};
+pub use slow_log::{SlowLogEntry, SlowLogKind};
 pub use table::{
     Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Delete,
     Durability, Filter, Get, Increment, ListOp, Mutation, Put, RowMutations, RowResult, Scan,

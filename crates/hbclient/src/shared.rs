@@ -16,6 +16,7 @@ use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
 use crate::locate::{LocateContext, Locator, RegionLocation, Registry};
 use crate::metrics::Metrics;
+use crate::request::CallMeta;
 use crate::retry::{with_retries, Deadline, RetryPolicy};
 use crate::rpc::{RpcPool, Service};
 
@@ -166,6 +167,7 @@ impl Core {
         attempt: u32,
         deadline: Deadline,
         method: &'static str,
+        meta: &crate::request::CallMeta,
         request: impl Fn(&RegionLocation) -> (M, Bytes),
         parse: impl Fn(ResponseFrame) -> Result<T>,
     ) -> Result<T> {
@@ -195,6 +197,7 @@ impl Core {
                 &loc.server,
                 Service::Client,
                 method,
+                meta,
                 &param,
                 &cells,
                 timeout,
@@ -276,7 +279,15 @@ impl Core {
         let master = self.registry.master(&self.pool, timeout).await?;
         let frame = self
             .pool
-            .call(&master, Service::Master, method, request, &[], timeout)
+            .call(
+                &master,
+                Service::Master,
+                method,
+                &CallMeta::NONE,
+                request,
+                &[],
+                timeout,
+            )
             .await?;
         Ok(frame.body::<R>(method)?)
     }

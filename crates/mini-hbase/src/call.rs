@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use hbclient_proto::frame::{MessageRef, RequestFrame};
+use hbclient_proto::pb;
 
 use crate::exception::RemoteException;
 use crate::faults::{CallSite, Reaction, ServerId};
@@ -67,9 +68,24 @@ pub(crate) struct Conn {
     pub(crate) wire: WireFaults,
     /// `(major, minor)` from the connection header's `VersionInfo`, when sent.
     pub(crate) client_version: Option<(u32, u32)>,
+    /// `ConnectionHeader.attribute` (HBase 2.6 connection attributes).
+    pub(crate) attributes: Vec<pb::NameBytesPair>,
 }
 
 impl Conn {
+    /// Logs what a ClientService call carried besides its parameters; `operations` are the
+    /// attribute lists of the operations inside it.
+    pub(crate) fn record_request(
+        &self,
+        method: &str,
+        request: &RequestFrame,
+        operations: Vec<&[pb::NameBytesPair]>,
+    ) {
+        self.shared
+            .requests
+            .record(method, &request.header, &self.attributes, operations);
+    }
+
     /// Whether a Get's result goes out as a cellblock: HBase 2.6 (`RSRpcServices.get`) uses one
     /// only for clients that declared a codec and a version of at least 1.3 (observed on 2.6.4:
     /// gohbase-like headers without `VersionInfo` get inline cells).

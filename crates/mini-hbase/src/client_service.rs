@@ -12,28 +12,39 @@ use crate::region_ops::{
     apply_mutation, get_result, mutation_cells, read_row, resolve, resolve_user_region, take_cells,
     to_result, Target,
 };
+use crate::request_log;
 
 /// Serves one ClientService call.
 pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) -> CallResult {
     match method {
-        "Get" => get(conn, param(request, "GetRequest")?).await,
+        "Get" => {
+            let get_request = param(request, "GetRequest")?;
+            conn.record_request(method, request, request_log::get_attributes(&get_request));
+            get(conn, get_request).await
+        }
         "Mutate" => {
-            mutate(
-                conn,
-                param(request, "MutateRequest")?,
-                request.cellblock.clone(),
-            )
-            .await
+            let mutate_request = param(request, "MutateRequest")?;
+            conn.record_request(
+                method,
+                request,
+                request_log::mutate_attributes(&mutate_request),
+            );
+            mutate(conn, mutate_request, request.cellblock.clone()).await
         }
         "Multi" => {
-            crate::multi::multi(
-                conn,
-                param(request, "MultiRequest")?,
-                request.cellblock.clone(),
-            )
-            .await
+            let multi_request = param(request, "MultiRequest")?;
+            conn.record_request(
+                method,
+                request,
+                request_log::multi_attributes(&multi_request),
+            );
+            crate::multi::multi(conn, multi_request, request.cellblock.clone()).await
         }
-        "Scan" => crate::scanner::scan(conn, param(request, "ScanRequest")?).await,
+        "Scan" => {
+            let scan_request = param(request, "ScanRequest")?;
+            conn.record_request(method, request, request_log::scan_attributes(&scan_request));
+            crate::scanner::scan(conn, scan_request).await
+        }
         _ => Err(RemoteException::unsupported_method(
             hbclient_proto::services::CLIENT_SERVICE,
             method,

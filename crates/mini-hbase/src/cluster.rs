@@ -78,6 +78,7 @@ impl MiniCluster {
             last_region_id: AtomicU64::new(0),
             nonces: Mutex::new(HashMap::new()),
             traces: Default::default(),
+            requests: Default::default(),
         });
         launch(&shared, ServerId::Master, master_listener);
         for (i, listener) in rs_listeners.into_iter().enumerate() {
@@ -134,6 +135,13 @@ impl MiniCluster {
     /// an HBase 2.5+ server would continue the caller's trace from it.
     pub fn received_traces(&self) -> Vec<crate::state::ReceivedTrace> {
         self.shared.traces.snapshot()
+    }
+
+    /// The latest ClientService calls (up to 1,024) that carried a priority or any attribute —
+    /// request, connection or operation attributes — as an HBase 2.6 server would hand them to
+    /// coprocessors (which HBase does, whatever the names, without judging them).
+    pub fn received_requests(&self) -> Vec<crate::request_log::ReceivedRequest> {
+        self.shared.requests.snapshot()
     }
 
     /// The fault rules; install, change and remove them at any time.

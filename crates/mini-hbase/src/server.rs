@@ -404,6 +404,8 @@ async fn handshake(
         cellblocks,
         wire: WireFaults::default(),
         client_version,
+        // HBase keeps these for coprocessors whatever their names; nothing is rejected.
+        attributes: header.attribute,
     }))
 }
 
@@ -496,6 +498,7 @@ pub(crate) async fn serve_one(
         cellblocks,
         wire: WireFaults::default(),
         client_version: cellblocks.then_some((2, 6)),
+        attributes: Vec::new(),
     };
     let request = match RequestFrame::decode(body) {
         Ok(request) => request,

@@ -112,6 +112,8 @@ pub(crate) struct Shared {
     pub(crate) meta_server: AtomicU64,
     /// Trace context received in request headers (`RequestHeader.trace_info.headers`).
     pub(crate) traces: TraceLog,
+    /// Priorities and attributes received with ClientService calls.
+    pub(crate) requests: crate::request_log::RequestLog,
 }
 
 /// The trace-context headers of the most recent calls that carried any, oldest first; bounded

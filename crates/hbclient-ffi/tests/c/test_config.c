@@ -48,6 +48,7 @@ static const char *const KEYS[][2] = {
     {"hbase.client.write.buffer.maxinflight", "16mb"},
     {"hbase.client.keyvalue.maxsize", "10485760"},
     {"hbase.client.user", "alice"},
+    {"hbclient.connection.attribute.app", "billing"},
     {"hbase.client.netty.tls.enabled", "false"},
     {"hbase.client.netty.tls.verify.server.hostname", "true"},
     {"hbase.client.netty.tls.handshaketimeout", "10000"},
@@ -87,6 +88,7 @@ static const char *const BAD[][3] = {
     {"hbase.rpc.protection", "secret", "not authentication, integrity or privacy"},
     {"hbase.zookeeper.property.clientPort", "99999", "not a valid number"},
     {"hbase.no.such.key", "1", "unknown configuration key"},
+    {"hbclient.connection.attribute.", "x", "needs a name"},
 };
 
 static void test_every_documented_key(void) {

@@ -38,8 +38,16 @@ pub(crate) use registry::Registry;
 
 use crate::codec::scan_results;
 use crate::error::{Error, ErrorKind, Result};
+use crate::request::{priority, CallMeta};
 use crate::retry::Deadline;
 use crate::rpc::{RpcPool, Service};
+
+/// The header of a meta lookup: `hbase:meta` is a system table, which the Java client reads at
+/// `SYSTEMTABLE_QOS` so lookups reach the server's priority handlers even under load.
+const META_LOOKUP: CallMeta = CallMeta {
+    priority: Some(priority::SYSTEM_TABLE),
+    attributes: None,
+};
 
 /// Where one region is served.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -560,6 +568,8 @@ impl Locator {
                 &meta_server,
                 Service::Client,
                 "Scan",
+                // hbase:meta is a system table: the Java client scans it at SYSTEMTABLE_QOS.
+                &META_LOOKUP,
                 &request,
                 &[],
                 deadline.rpc_timeout(ctx.rpc_timeout)?,

@@ -9,6 +9,7 @@ use hbclient_proto::pb;
 
 use crate::config::{Config, Discovery};
 use crate::error::{Error, Result};
+use crate::request::CallMeta;
 use crate::rpc::{RpcPool, Service};
 
 /// How this client discovers the cluster.
@@ -138,6 +139,7 @@ impl RpcRegistry {
                     addr,
                     Service::ClientMeta,
                     method,
+                    &CallMeta::NONE,
                     &pb::GetClusterIdRequest {},
                     &[],
                     timeout,

@@ -14,6 +14,7 @@ use super::Service;
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
 use crate::metrics::Metrics;
+use crate::request::CallMeta;
 
 /// After a failed connect, callers get the same error without trying again for this long,
 /// doubled per further failure...
@@ -161,6 +162,7 @@ impl RpcPool {
             service,
             user: self.config.user.clone(),
             layers: self.layers.clone(),
+            attributes: self.config.connection_attributes.clone(),
         };
         match RpcConnection::connect(spec, self.common.clone(), self.metrics.clone()).await {
             Ok(conn) => {
@@ -175,12 +177,14 @@ impl RpcPool {
         }
     }
 
-    /// One call on a pooled connection to `addr`.
+    /// One call on a pooled connection to `addr`; `meta` is its priority and request attributes.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn call(
         &self,
         addr: &str,
         service: Service,
         method: &'static str,
+        meta: &CallMeta,
         param: &impl Message,
         cells: &[u8],
         timeout: std::time::Duration,
@@ -193,6 +197,7 @@ impl RpcPool {
         conn.call(
             &self.ids,
             method,
+            meta,
             param,
             cells.len(),
             |out| out.extend_from_slice(cells),

@@ -13,6 +13,7 @@ use tracing::Instrument;
 use crate::codec::result_cells;
 use crate::error::{Error, ErrorKind, RemoteError, Result};
 use crate::locate::RegionLocation;
+use crate::request::CallMeta;
 use crate::retry::{pause_time, Deadline};
 use crate::rpc::Service;
 use crate::table::ops::{Append, Delete, Get, Increment, Mutation, Put};
@@ -41,6 +42,17 @@ impl Action {
             Action::Delete(d) => d.row(),
             Action::Increment(i) => i.row(),
             Action::Append(a) => a.row(),
+        }
+    }
+
+    /// The priority set on the action, if any.
+    fn priority(&self) -> Option<u32> {
+        match self {
+            Action::Get(g) => g.priority,
+            Action::Put(p) => p.core.priority,
+            Action::Delete(d) => d.core.priority,
+            Action::Increment(i) => i.core.priority,
+            Action::Append(a) => a.core.priority,
         }
     }
 
@@ -262,8 +274,16 @@ impl AsyncTable {
                 async move {
                     let mut outcomes = Vec::new();
                     for piece in chunk_work(work, prepared, by_index) {
+                        // Java sends a server's Multi with the highest priority of its actions.
+                        let priority = piece
+                            .iter()
+                            .flat_map(|(_, indexes)| indexes)
+                            .filter_map(|i| prepared[by_index[i]].action.priority())
+                            .max();
+                        let meta = self.call_meta(priority);
                         let outcome =
-                            send_multi(&core, &server, &piece, prepared, by_index, deadline).await;
+                            send_multi(&core, &server, &meta, &piece, prepared, by_index, deadline)
+                                .await;
                         outcomes.push((piece, outcome));
                     }
                     outcomes
@@ -395,6 +415,7 @@ type ActionOutcomes = Vec<(usize, Result<BatchOutcome>, Arc<RegionLocation>)>;
 async fn send_multi(
     core: &crate::shared::Core,
     server: &str,
+    meta: &CallMeta,
     work: &ServerWork,
     prepared: &[Prepared],
     by_index: &HashMap<usize, usize>,
@@ -439,7 +460,15 @@ async fn send_multi(
     let timeout = deadline.rpc_timeout(core.config.rpc_timeout)?;
     let frame = core
         .pool
-        .call(server, Service::Client, "Multi", &request, &cells, timeout)
+        .call(
+            server,
+            Service::Client,
+            "Multi",
+            meta,
+            &request,
+            &cells,
+            timeout,
+        )
         .await?;
     let response: pb::MultiResponse = frame.body("MultiResponse")?;
     if response.region_action_result.len() != work.len() {

@@ -17,6 +17,12 @@ pub struct RowMutations {
 }
 
 impl RowMutations {
+    /// The highest priority of its mutations (Java's `RowMutations.getMaxPriority`), which the
+    /// one RPC carrying them all is sent with.
+    pub(crate) fn max_priority(&self) -> Option<u32> {
+        self.mutations.iter().filter_map(Mutation::priority).max()
+    }
+
     /// An empty set for `row`.
     pub fn new(row: impl Into<Bytes>) -> RowMutations {
         RowMutations {

@@ -27,6 +27,7 @@ pub use scan::{Scan, Scanner};
 use crate::codec::result_cells;
 use crate::error::{Error, ErrorKind, Result};
 use crate::locate::RegionLocation;
+use crate::request::{Attributes, CallMeta};
 use crate::retry::with_retries;
 use crate::shared::Core;
 use crate::telemetry;
@@ -37,12 +38,15 @@ use check::CheckAction;
 pub struct AsyncTable {
     core: Arc<Core>,
     name: TableName,
+    /// Sent in the header of every RPC this handle makes (HBase 2.6 request attributes).
+    request_attributes: Arc<Attributes>,
 }
 
 impl std::fmt::Debug for AsyncTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AsyncTable")
             .field("name", &self.name.to_string())
+            .field("request_attributes", &self.request_attributes.len())
             .finish()
     }
 }
@@ -80,12 +84,47 @@ fn response_cells(
 
 impl AsyncTable {
     pub(crate) fn new(core: Arc<Core>, name: TableName) -> AsyncTable {
-        AsyncTable { core, name }
+        AsyncTable {
+            core,
+            name,
+            request_attributes: Arc::default(),
+        }
     }
 
     /// The table's name.
     pub fn name(&self) -> &TableName {
         &self.name
+    }
+
+    /// A handle to the same table whose every RPC carries this request attribute in its header
+    /// (`RequestHeader.attribute`, HBase 2.6+), besides those this handle has already; Java's
+    /// `TableBuilder.setRequestAttribute`. Server coprocessors, quotas and the slow log see
+    /// request attributes; servers before 2.6 ignore them. Setting a name again replaces its
+    /// value. Scans and [`BufferedMutator`](crate::BufferedMutator)s made from the returned
+    /// handle carry them too (Java's `BufferedMutatorParams.setRequestAttribute`). Cheap: the
+    /// handle shares the connection; `self` is unchanged.
+    pub fn with_request_attribute(
+        &self,
+        name: impl Into<String>,
+        value: impl Into<Bytes>,
+    ) -> AsyncTable {
+        let mut table = self.clone();
+        Arc::make_mut(&mut table.request_attributes).set(name, value);
+        table
+    }
+
+    /// The request attributes this handle sends with every RPC.
+    pub fn request_attributes(&self) -> &Attributes {
+        &self.request_attributes
+    }
+
+    /// The header metadata of a call for an operation with priority `priority`.
+    pub(crate) fn call_meta(&self, priority: Option<u32>) -> CallMeta {
+        CallMeta {
+            priority: crate::request::effective_priority(priority, &self.name),
+            attributes: (!self.request_attributes.is_empty())
+                .then(|| self.request_attributes.clone()),
+        }
     }
 
     /// Reads one row. A missing row is an empty [`RowResult`].
@@ -94,6 +133,7 @@ impl AsyncTable {
         get.validate()?;
         let span = telemetry::operation_span(&self.name, "GET");
         let request = get.to_pb();
+        let meta = self.call_meta(get.priority);
         let cells = telemetry::traced(
             &self.name,
             "GET",
@@ -101,6 +141,7 @@ impl AsyncTable {
             self.retrying(
                 &get.row,
                 "Get",
+                &meta,
                 |loc| {
                     let get = pb::GetRequest {
                         region: loc.specifier(),
@@ -132,9 +173,11 @@ impl AsyncTable {
         get.validate()?;
         get.existence_only = true;
         let request = get.to_pb();
+        let meta = self.call_meta(get.priority);
         let exists = self.retrying(
             &get.row,
             "Get",
+            &meta,
             |loc| {
                 let get = pb::GetRequest {
                     region: loc.specifier(),
@@ -202,6 +245,7 @@ impl AsyncTable {
         let span = telemetry::operation_span(&self.name, operation);
         let nonce = m.needs_nonce().then(|| self.core.new_nonce());
         let group = self.core.nonce_group;
+        let meta = self.call_meta(m.priority());
         let cells = telemetry::traced(
             &self.name,
             operation,
@@ -209,6 +253,7 @@ impl AsyncTable {
             self.retrying(
                 m.row(),
                 "Mutate",
+                &meta,
                 |loc| mutate_request(loc, &m, nonce, group, None),
                 |frame| {
                     let response: pb::MutateResponse = frame.body("MutateResponse")?;
@@ -254,6 +299,7 @@ impl AsyncTable {
                     true,
                     &cam.row,
                     "Mutate",
+                    &self.call_meta(m.priority()),
                     |loc| mutate_request(loc, m, None, group, Some(condition.clone())),
                     |frame| {
                         let response: pb::MutateResponse = frame.body("MutateResponse")?;
@@ -285,6 +331,7 @@ impl AsyncTable {
             conditional,
             &rm.row,
             "Multi",
+            &self.call_meta(rm.max_priority()),
             |loc| {
                 let mut cells = Vec::new();
                 let actions = rm
@@ -339,6 +386,7 @@ impl AsyncTable {
         conditional: bool,
         row: &[u8],
         method: &'static str,
+        meta: &CallMeta,
         request: impl Fn(&RegionLocation) -> (M, Bytes),
         parse: impl Fn(ResponseFrame) -> Result<bool>,
     ) -> Result<bool> {
@@ -352,7 +400,9 @@ impl AsyncTable {
             || core.count_retry(),
             |attempt, deadline| async move {
                 let outcome = core
-                    .region_attempt(&self.name, row, attempt, deadline, method, request, parse)
+                    .region_attempt(
+                        &self.name, row, attempt, deadline, method, meta, request, parse,
+                    )
                     .await;
                 match outcome {
                     Ok(false) if conditional && uncertain.load(Ordering::Relaxed) => {
@@ -381,6 +431,7 @@ impl AsyncTable {
         &self,
         row: &[u8],
         method: &'static str,
+        meta: &CallMeta,
         request: impl Fn(&RegionLocation) -> (M, Bytes),
         parse: impl Fn(ResponseFrame) -> Result<T>,
     ) -> Result<T> {
@@ -391,8 +442,10 @@ impl AsyncTable {
             core.table_deadline(&self.name),
             || core.count_retry(),
             |attempt, deadline| async move {
-                core.region_attempt(&self.name, row, attempt, deadline, method, request, parse)
-                    .await
+                core.region_attempt(
+                    &self.name, row, attempt, deadline, method, meta, request, parse,
+                )
+                .await
             },
         )
         .await

@@ -11,6 +11,7 @@ use hbclient_proto::pb;
 use hbclient_proto::pb::mutation_proto::{Durability as PbDurability, MutationType};
 
 use crate::error::{Error, Result};
+use crate::request::Attributes;
 use crate::table::columns::Columns;
 use crate::table::filter::Filter;
 
@@ -51,6 +52,8 @@ pub struct Get {
     pub(crate) time_range: Option<(u64, u64)>,
     pub(crate) filter: Option<Filter>,
     pub(crate) existence_only: bool,
+    pub(crate) priority: Option<u32>,
+    pub(crate) attributes: Attributes,
 }
 
 impl Get {
@@ -63,6 +66,8 @@ impl Get {
             time_range: None,
             filter: None,
             existence_only: false,
+            priority: None,
+            attributes: Attributes::new(),
         }
     }
 
@@ -96,6 +101,27 @@ impl Get {
         self
     }
 
+    /// The QoS priority of the read's RPCs (`RequestHeader.priority`; Java's `setPriority`),
+    /// e.g. [`priority::HIGH`](crate::priority::HIGH) for the server's priority handlers.
+    /// Unset, a user table's read goes without one and the server treats it as
+    /// [`priority::NORMAL`](crate::priority::NORMAL).
+    pub fn priority(mut self, priority: u32) -> Get {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// An operation attribute, sent inside the Get (Java's `setAttribute`); server-side
+    /// coprocessors read it. Setting a name again replaces its value.
+    pub fn attribute(mut self, name: impl Into<String>, value: impl Into<Bytes>) -> Get {
+        self.attributes.set(name, value);
+        self
+    }
+
+    /// The operation attributes set so far.
+    pub fn attributes(&self) -> &Attributes {
+        &self.attributes
+    }
+
     /// The row key.
     pub fn row(&self) -> &Bytes {
         &self.row
@@ -116,6 +142,7 @@ impl Get {
             }),
             max_versions: Some(self.max_versions),
             existence_only: self.existence_only.then_some(true),
+            attribute: self.attributes.to_pb(),
             ..Default::default()
         }
     }
@@ -138,6 +165,8 @@ pub(crate) struct MutationCore {
     pub(crate) cells: Vec<MutationCell>,
     pub(crate) timestamp: u64,
     pub(crate) durability: Durability,
+    pub(crate) priority: Option<u32>,
+    pub(crate) attributes: Attributes,
 }
 
 impl MutationCore {
@@ -147,6 +176,8 @@ impl MutationCore {
             cells: Vec::new(),
             timestamp: LATEST_TIMESTAMP,
             durability: Durability::UseDefault,
+            priority: None,
+            attributes: Attributes::new(),
         }
     }
 
@@ -207,6 +238,7 @@ impl MutationCore {
                 .then_some(self.durability.to_pb() as i32),
             associated_cell_count: Some(self.cells.len() as i32),
             nonce,
+            attribute: self.attributes.to_pb(),
             ..Default::default()
         }
     }
@@ -274,6 +306,26 @@ macro_rules! mutation_common {
             pub fn durability(mut self, durability: Durability) -> $t {
                 self.core.durability = durability;
                 self
+            }
+
+            /// The QoS priority of the write's RPC (`RequestHeader.priority`; Java's
+            /// `setPriority`), e.g. [`priority::HIGH`](crate::priority::HIGH). In a batch, a
+            /// Multi goes with the highest priority of its actions, as in Java.
+            pub fn priority(mut self, priority: u32) -> $t {
+                self.core.priority = Some(priority);
+                self
+            }
+
+            /// An operation attribute, sent inside the mutation (Java's `setAttribute`);
+            /// server-side coprocessors read it. Setting a name again replaces its value.
+            pub fn attribute(mut self, name: impl Into<String>, value: impl Into<Bytes>) -> $t {
+                self.core.attributes.set(name, value);
+                self
+            }
+
+            /// The operation attributes set so far.
+            pub fn attributes(&self) -> &Attributes {
+                &self.core.attributes
             }
 
             /// Bytes this mutation's cells take on the wire (what buffers account for).
@@ -550,6 +602,11 @@ impl Mutation {
     /// The row key.
     pub fn row(&self) -> &Bytes {
         &self.core().row
+    }
+
+    /// The priority set on the mutation, if any.
+    pub(crate) fn priority(&self) -> Option<u32> {
+        self.core().priority
     }
 
     /// Whether a retry could apply it twice (increments and appends carry nonces).

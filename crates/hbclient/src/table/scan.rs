@@ -20,6 +20,7 @@ use hbclient_proto::pb;
 use crate::codec::scan_results;
 use crate::error::{Error, Result};
 use crate::locate::{RegionLocation, Want};
+use crate::request::{Attributes, CallMeta};
 use crate::retry::Deadline;
 use crate::rpc::Service;
 use crate::shared::Core;
@@ -44,6 +45,8 @@ pub struct Scan {
     filter: Option<Filter>,
     batch: Option<u32>,
     allow_partial_results: bool,
+    priority: Option<u32>,
+    attributes: Attributes,
 }
 
 impl Default for Scan {
@@ -82,6 +85,8 @@ impl Scan {
             filter: None,
             batch: None,
             allow_partial_results: false,
+            priority: None,
+            attributes: Attributes::new(),
         }
     }
 
@@ -197,6 +202,27 @@ impl Scan {
         self
     }
 
+    /// The QoS priority of every RPC of the scan — opening, continuing, renewing and closing
+    /// scanners (`RequestHeader.priority`; Java's `setPriority`), e.g.
+    /// [`priority::HIGH`](crate::priority::HIGH).
+    pub fn priority(mut self, priority: u32) -> Scan {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// An operation attribute, sent inside the Scan of each region scanner's opening call
+    /// (Java's `setAttribute`); server-side coprocessors read it. Setting a name again replaces
+    /// its value.
+    pub fn attribute(mut self, name: impl Into<String>, value: impl Into<Bytes>) -> Scan {
+        self.attributes.set(name, value);
+        self
+    }
+
+    /// The operation attributes set so far.
+    pub fn attributes(&self) -> &Attributes {
+        &self.attributes
+    }
+
     fn to_pb(&self, start: &Bytes, include_start: bool, core: &Core) -> pb::Scan {
         pb::Scan {
             column: self.columns.to_pb(),
@@ -218,6 +244,7 @@ impl Scan {
             caching: Some(self.caching.unwrap_or(core.config.scanner_caching)),
             batch_size: self.batch,
             allow_partial_results: Some(self.allow_partial_results),
+            attribute: self.attributes.to_pb(),
             ..Default::default()
         }
     }
@@ -251,6 +278,8 @@ struct Open {
 struct ScanState {
     core: Arc<Core>,
     table: TableName,
+    /// Priority and request attributes of every call of the scan.
+    meta: CallMeta,
     scan: Scan,
     resume: Resume,
     open: Option<Open>,
@@ -264,7 +293,7 @@ struct ScanState {
 impl Drop for ScanState {
     fn drop(&mut self) {
         if let Some(open) = self.open.take() {
-            close_later(&self.core, open);
+            close_later(&self.core, &self.meta, open);
         }
     }
 }
@@ -274,11 +303,11 @@ const CLOSE_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Best effort and bounded: tells the server to free a scanner now instead of at lease expiry.
 /// Runs in the background on the current runtime (none: the lease frees it).
-fn close_later(core: &Arc<Core>, open: Open) {
+fn close_later(core: &Arc<Core>, meta: &CallMeta, open: Open) {
     let Ok(handle) = tokio::runtime::Handle::try_current() else {
         return;
     };
-    let core = core.clone();
+    let (core, meta) = (core.clone(), meta.clone());
     handle.spawn(async move {
         let request = pb::ScanRequest {
             scanner_id: Some(open.id),
@@ -291,6 +320,7 @@ fn close_later(core: &Arc<Core>, open: Open) {
             &open.loc.server,
             Service::Client,
             "Scan",
+            &meta,
             &request,
             &[],
             timeout,
@@ -333,7 +363,7 @@ impl ScanState {
                             .remote_class()
                             .is_some_and(|c| c == hbclient_proto::exceptions::UNKNOWN_SCANNER);
                         if !gone {
-                            close_later(&self.core, open);
+                            close_later(&self.core, &self.meta, open);
                         }
                     }
                     // Restart the row that was only partly received.
@@ -394,7 +424,15 @@ impl ScanState {
         };
         let frame = match core
             .pool
-            .call(&loc.server, Service::Client, "Scan", &request, &[], timeout)
+            .call(
+                &loc.server,
+                Service::Client,
+                "Scan",
+                &self.meta,
+                &request,
+                &[],
+                timeout,
+            )
             .await
         {
             Ok(frame) => {
@@ -453,7 +491,7 @@ impl ScanState {
     fn finish_region(&mut self, server_closed: bool) {
         if let Some(open) = self.open.take() {
             if !server_closed {
-                close_later(&self.core, open);
+                close_later(&self.core, &self.meta, open);
             }
         }
     }
@@ -544,6 +582,7 @@ impl Scanner {
             return;
         };
         let (core, server, id) = (state.core.clone(), open.loc.server.clone(), open.id);
+        let meta = state.meta.clone();
         let period = core.scanner_timeout(&state.table) / 2;
         self.keepalive = Some(handle.spawn(async move {
             loop {
@@ -557,7 +596,15 @@ impl Scanner {
                 let timeout = core.config.rpc_timeout.min(period);
                 if core
                     .pool
-                    .call(&server, Service::Client, "Scan", &request, &[], timeout)
+                    .call(
+                        &server,
+                        Service::Client,
+                        "Scan",
+                        &meta,
+                        &request,
+                        &[],
+                        timeout,
+                    )
                     .await
                     .is_err()
                 {
@@ -639,6 +686,7 @@ impl AsyncTable {
             state: Some(Box::new(ScanState {
                 core,
                 table: self.name().clone(),
+                meta: self.call_meta(scan.priority),
                 rows_left: scan.limit,
                 scan,
                 resume,

@@ -290,3 +290,59 @@ fn blocking_mutator_and_admin() {
     admin.delete_table(&name).unwrap();
     assert!(!admin.table_exists(&name).unwrap());
 }
+
+#[test]
+fn request_attributes_and_priorities_through_the_blocking_table() {
+    let env = Env::start();
+    let name = env.table(&["f"], &[]);
+    // The suite's settings plus a connection attribute (the async connection is only a way to
+    // build them; it closes inside the runtime).
+    let config = env.rt.block_on(async {
+        let conn = env
+            .c
+            .connect_with(|b| b.connection_attribute("via", "blocking"))
+            .await;
+        conn.config().clone()
+    });
+    let conn = blocking::Connection::connect(config).unwrap();
+    let plain = conn.table(&name).unwrap();
+    let table = plain.with_request_attribute("op", "blocking");
+    assert!(plain.request_attributes().is_empty());
+    table
+        .put(
+            Put::new("r")
+                .add("f", "q", "v")
+                .priority(hbclient::priority::HIGH)
+                .attribute("k", "v"),
+        )
+        .unwrap();
+    let row = table.get(Get::new("r").priority(5)).unwrap();
+    assert!(!row.is_empty());
+    let Some(mini) = env
+        .c
+        .mini("request_attributes_and_priorities_through_the_blocking_table")
+    else {
+        return;
+    };
+    let ours: Vec<_> = mini
+        .received_requests()
+        .into_iter()
+        .filter(|r| {
+            r.request_attributes
+                .iter()
+                .any(|(n, v)| n == "op" && &v[..] == b"blocking")
+        })
+        .collect();
+    let methods: Vec<_> = ours
+        .iter()
+        .map(|r| (r.method.as_str(), r.priority))
+        .collect();
+    assert_eq!(
+        methods,
+        vec![("Mutate", Some(hbclient::priority::HIGH)), ("Get", Some(5))]
+    );
+    assert!(ours
+        .iter()
+        .all(|r| r.connection_attributes.iter().any(|(n, _)| n == "via")));
+    assert_eq!(ours[0].operation_attributes[0][0].0, "k");
+}

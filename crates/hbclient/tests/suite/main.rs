@@ -5,6 +5,7 @@ mod support;
 
 mod admin;
 mod atomic;
+mod attributes;
 mod basics;
 mod batch;
 mod blocking;

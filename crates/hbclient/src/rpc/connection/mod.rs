@@ -29,6 +29,7 @@ use tracing::Instrument;
 
 use crate::error::{Error, RemoteError, Result};
 use crate::metrics::Metrics;
+use crate::request::CallMeta;
 use crate::rpc::transport::Layers;
 use crate::rpc::Service;
 use pending::{Reply, Room};
@@ -56,6 +57,8 @@ pub(crate) struct ConnectSpec {
     pub(crate) user: String,
     /// TCP, TLS and authentication settings shared by the client's connections.
     pub(crate) layers: Arc<Layers>,
+    /// Sent once in the connection header (`ConnectionHeader.attribute`, HBase 2.6+).
+    pub(crate) attributes: Arc<crate::request::Attributes>,
 }
 
 /// What every connection of one client shares: where its tasks run, the client-wide byte budget
@@ -141,7 +144,21 @@ fn connection_header(spec: &ConnectSpec) -> pb::ConnectionHeader {
             version_minor: Some(6),
         }),
         rpc_crypto_cipher_transformation: None,
-        attribute: Vec::new(),
+        attribute: spec.attributes.to_pb(),
+    }
+}
+
+/// The request header of one call.
+fn request_header(id: u32, method: &str, meta: &CallMeta, timeout: Duration) -> pb::RequestHeader {
+    let (priority, attribute) = meta.header_fields();
+    pb::RequestHeader {
+        call_id: Some(id),
+        method_name: Some(method.to_string()),
+        timeout: Some(timeout.as_millis().min(u128::from(u32::MAX)) as u32),
+        trace_info: crate::telemetry::trace_info(),
+        priority,
+        attribute,
+        ..Default::default()
     }
 }
 
@@ -203,11 +220,14 @@ impl RpcConnection {
 
     /// Sends one call and waits for its answer, at most `timeout` (also sent to the server as the
     /// call's deadline); waiting for room to send counts against it too. `cells` writes the
-    /// request cellblock in place; `cells_len` is its size.
+    /// request cellblock in place; `cells_len` is its size. `meta` adds the priority and
+    /// request attributes to the request header.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn call(
         &self,
         ids: &CallIds,
         method: &'static str,
+        meta: &CallMeta,
         param: &impl Message,
         cells_len: usize,
         cells: impl FnOnce(&mut BytesMut),
@@ -217,13 +237,7 @@ impl RpcConnection {
             return Err(e.clone());
         }
         let id = ids.next();
-        let header = pb::RequestHeader {
-            call_id: Some(id),
-            method_name: Some(method.to_string()),
-            timeout: Some(timeout.as_millis().min(u128::from(u32::MAX)) as u32),
-            trace_info: crate::telemetry::trace_info(),
-            ..Default::default()
-        };
+        let header = request_header(id, method, meta, timeout);
         let frame = frame::encode_request_with(header, param, cells_len, cells);
         let sent_bytes = frame.len() as u64;
         let (reply, answer) = oneshot::channel();

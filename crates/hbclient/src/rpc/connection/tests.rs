@@ -136,6 +136,7 @@ async fn open(addr: SocketAddr, common: Arc<Common>) -> Arc<RpcConnection> {
         service: Service::Client,
         user: "test".into(),
         layers: Layers::new(&Config::default()).unwrap(),
+        attributes: Default::default(),
     };
     RpcConnection::connect(spec, common, Arc::new(Metrics::default()))
         .await
@@ -148,6 +149,7 @@ async fn call(conn: &RpcConnection, len: usize, timeout: Duration) -> Result<Res
     conn.call(
         &IDS,
         "Get",
+        &CallMeta::NONE,
         &pb::GetRequest::default(),
         len,
         |out| out.resize(out.len() + len, 7),
@@ -375,4 +377,47 @@ async fn a_cancelled_call_frees_its_slot_and_budget() {
         .unwrap_err();
     assert!(e.message().contains("no answer"), "{e}");
     let _ = Bytes::new().remaining();
+}
+
+#[test]
+fn request_header_carries_priority_and_attributes_only_when_given() {
+    let plain = request_header(3, "Get", &CallMeta::NONE, Duration::from_millis(1500));
+    assert_eq!(plain.call_id, Some(3));
+    assert_eq!(plain.timeout, Some(1500));
+    assert_eq!(plain.priority, None);
+    assert!(plain.attribute.is_empty());
+
+    let attributes: crate::request::Attributes = [("tenant", "a")].into_iter().collect();
+    let meta = CallMeta {
+        priority: Some(200),
+        attributes: Some(Arc::new(attributes)),
+    };
+    let header = request_header(4, "Scan", &meta, Duration::from_secs(1));
+    assert_eq!(header.priority, Some(200));
+    assert_eq!(header.attribute.len(), 1);
+    assert_eq!(header.attribute[0].name, "tenant");
+    assert_eq!(header.attribute[0].value.as_deref(), Some(&b"a"[..]));
+    // Field 6 (priority) and field 8 (attribute) on the wire, as HBase's RPC.proto numbers them.
+    let bytes = prost::Message::encode_to_vec(&header);
+    assert!(bytes.windows(2).any(|w| w == [6 << 3, 200]));
+    assert!(bytes.contains(&(8 << 3 | 2)));
+}
+
+#[test]
+fn connection_header_carries_the_configured_attributes() {
+    let spec = ConnectSpec {
+        addr: "h:1".into(),
+        service: Service::Client,
+        user: "u".into(),
+        layers: Layers::new(&Config::default()).unwrap(),
+        attributes: Arc::new([("app", "x")].into_iter().collect()),
+    };
+    let header = connection_header(&spec);
+    assert_eq!(header.attribute.len(), 1);
+    assert_eq!(header.attribute[0].name, "app");
+    let plain = ConnectSpec {
+        attributes: Default::default(),
+        ..spec
+    };
+    assert!(connection_header(&plain).attribute.is_empty());
 }
