@@ -18,6 +18,9 @@ use crate::retry::{pause_time, with_retries};
 use crate::rpc::Service;
 use crate::shared::Core;
 
+mod regions;
+pub use regions::RegionSummary;
+
 /// A column family's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FamilyDescriptor {
@@ -478,6 +481,11 @@ impl Admin {
         let name = parse_table(table)?;
         let loc = self.core.locate(&name, row, self.core.deadline()).await?;
         let encoded = hbclient_proto::meta::encoded_region_name(&loc.name);
+        self.move_encoded(Bytes::from(encoded), to).await
+    }
+
+    /// `MoveRegion` of the region with this encoded name.
+    async fn move_encoded(&self, encoded: Bytes, to: Option<&str>) -> Result<()> {
         let dest_server_name = match to {
             Some(addr) => {
                 let (host, port) = addr
@@ -497,7 +505,7 @@ impl Admin {
         let request = pb::MoveRegionRequest {
             region: pb::RegionSpecifier {
                 r#type: pb::region_specifier::RegionSpecifierType::EncodedRegionName as i32,
-                value: Bytes::from(encoded),
+                value: encoded,
             },
             dest_server_name,
         };
