@@ -519,50 +519,67 @@ impl Admin {
     /// Flushes the region holding `row` (memstore to files on a real cluster).
     pub async fn flush_region(&self, table: &str, row: &[u8]) -> Result<()> {
         let name = parse_table(table)?;
-        let loc = self.core.locate(&name, row, self.core.deadline()).await?;
-        let request = pb::FlushRegionRequest {
-            region: loc.specifier(),
-            ..Default::default()
-        };
-        let frame = self
-            .core
-            .pool
-            .call(
-                &loc.server,
-                Service::Admin,
-                "FlushRegion",
-                &request,
-                &[],
-                self.core.config.rpc_timeout,
-            )
+        let _: pb::FlushRegionResponse = self
+            .region_call(&name, row, "FlushRegion", |loc| pb::FlushRegionRequest {
+                region: loc.specifier(),
+                ..Default::default()
+            })
             .await?;
-        let _: pb::FlushRegionResponse = frame.body("FlushRegionResponse")?;
         Ok(())
     }
 
     /// Asks for a (major) compaction of the region holding `row`.
     pub async fn compact_region(&self, table: &str, row: &[u8], major: bool) -> Result<()> {
         let name = parse_table(table)?;
-        let loc = self.core.locate(&name, row, self.core.deadline()).await?;
-        let request = pb::CompactRegionRequest {
-            region: loc.specifier(),
-            major: Some(major),
-            family: None,
-        };
-        let frame = self
-            .core
-            .pool
-            .call(
-                &loc.server,
-                Service::Admin,
-                "CompactRegion",
-                &request,
-                &[],
-                self.core.config.rpc_timeout,
-            )
+        let _: pb::CompactRegionResponse = self
+            .region_call(&name, row, "CompactRegion", |loc| {
+                pb::CompactRegionRequest {
+                    region: loc.specifier(),
+                    major: Some(major),
+                    family: None,
+                }
+            })
             .await?;
-        let _: pb::CompactRegionResponse = frame.body("CompactRegionResponse")?;
         Ok(())
+    }
+
+    /// An AdminService call on the region holding `row`, located afresh and retried like a
+    /// table operation when the region moved or split meanwhile (a cached location of a split
+    /// parent answers `NotServingRegionException`).
+    async fn region_call<Req: prost::Message, Resp: prost::Message + Default>(
+        &self,
+        table: &TableName,
+        row: &[u8],
+        method: &'static str,
+        request: impl Fn(&crate::locate::RegionLocation) -> Req,
+    ) -> Result<Resp> {
+        let core = &self.core;
+        let request = &request;
+        with_retries(
+            core.policy(),
+            core.deadline(),
+            || core.count_retry(),
+            |_, deadline| async move {
+                let loc = core.locate(table, row, deadline).await?;
+                let result = core
+                    .pool
+                    .call(
+                        &loc.server,
+                        Service::Admin,
+                        method,
+                        &request(&loc),
+                        &[],
+                        core.config.rpc_timeout,
+                    )
+                    .await
+                    .and_then(|frame| Ok(frame.body::<Resp>(method)?));
+                if let Err(e) = &result {
+                    core.locator.on_error(&loc, e, &core.pool);
+                }
+                result
+            },
+        )
+        .await
     }
 
     /// Polls a procedure until it finished; its failure becomes the error.
