@@ -72,6 +72,6 @@ mod tests {
     #[test]
     fn every_byte_round_trips() {
         let all: Vec<u8> = (0..=255).collect();
-        assert_eq!(from_string_binary(&to_string_binary(&all)), all);
+        assert_eq!(from_string_binary(to_string_binary(&all)), all);
     }
 }

@@ -86,6 +86,15 @@ fn main() -> ExitCode {
         },
         None => None,
     };
+    // Neither needs a cluster.
+    match one_shot {
+        Some(Command::Help) => {
+            println!("{}", command::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Some(Command::Exit) => return ExitCode::SUCCESS,
+        _ => {}
+    }
     runtime.block_on(async {
         let (conn, _mini) = match connect(&cli).await {
             Ok(c) => c,
