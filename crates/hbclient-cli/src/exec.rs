@@ -432,6 +432,35 @@ fn build_scan(options: &ScanOptions) -> Result<Scan, Failure> {
     Ok(scan)
 }
 
+/// Runs a scan and hands each row's cells to `emit` as soon as the row arrives (as
+/// [`Reply::Rows`] without a footer), so formats that need no column widths print a scan of any
+/// size in constant memory. Returns the number of rows; `emit` returning `false` (its output
+/// is gone, e.g. a closed pipe) ends the scan early.
+pub(crate) async fn scan_each(
+    conn: &Connection,
+    table: &str,
+    options: &ScanOptions,
+    mut emit: impl FnMut(&Reply) -> bool,
+) -> Result<u64, Failure> {
+    let mut rows = conn.table(table)?.scan(build_scan(options)?);
+    let mut n = 0;
+    while let Some(row) = rows.try_next().await? {
+        n += 1;
+        let Reply::Rows { header, rows, .. } = cells_reply(std::iter::once(row)) else {
+            unreachable!("cells_reply makes rows")
+        };
+        let more = emit(&Reply::Rows {
+            header,
+            rows,
+            footer: None,
+        });
+        if !more {
+            break;
+        }
+    }
+    Ok(n)
+}
+
 /// One table line per cell: ROW, COLUMN, TIMESTAMP, VALUE; the footer counts rows.
 fn cells_reply(rows: impl Iterator<Item = RowResult>) -> Reply {
     let mut lines = Vec::new();

@@ -205,21 +205,40 @@ fn command_line(name: &str, args: &[String]) -> Result<Command, String> {
 
 /// Runs one command and prints its reply; on failure prints why and returns the exit status.
 async fn run_one(conn: &Connection, command: &Command, format: Format) -> Result<(), u8> {
+    // JSON lines and raw output need no column widths: a scan prints row by row.
+    if let (Command::Scan { table, options }, Format::Json | Format::Raw) = (command, format) {
+        let mut written = Ok(());
+        let scanned = exec::scan_each(conn, table, options, |reply| {
+            let mut out = io::stdout().lock();
+            written = output::render(&mut out, format, reply).and_then(|()| out.flush());
+            written.is_ok()
+        })
+        .await;
+        return report(scanned.map(|_| ()), written);
+    }
     let progress = interactive::CountProgress::new();
     match exec::run(conn, command, &progress).await {
         Ok(reply) => {
             let mut out = io::stdout().lock();
             let written = output::render(&mut out, format, &reply).and_then(|()| out.flush());
-            match written {
-                Ok(()) => Ok(()),
-                // A closed pipe (`| head`) is not a failure of the command.
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-                Err(e) => {
-                    eprintln!("ERROR: writing the output: {e}");
-                    Err(EXIT_FAILED)
-                }
-            }
+            report(Ok(()), written)
         }
+        Err(failure) => report(Err(failure), Ok(())),
+    }
+}
+
+/// Prints why a command failed (or its output could not be written) and picks the exit status.
+fn report(outcome: Result<(), Failure>, written: io::Result<()>) -> Result<(), u8> {
+    match outcome {
+        Ok(()) => match written {
+            Ok(()) => Ok(()),
+            // A closed pipe (`| head`) is not a failure of the command.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            Err(e) => {
+                eprintln!("ERROR: writing the output: {e}");
+                Err(EXIT_FAILED)
+            }
+        },
         Err(Failure::Usage(m)) => {
             eprintln!("ERROR: {m}");
             Err(EXIT_USAGE)
