@@ -494,3 +494,52 @@ fn embedded_mini_hbase() {
     );
     assert_eq!(lines[1], "t");
 }
+
+#[test]
+fn cluster_from_hbase_conf_dir() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mini = rt
+        .block_on(mini_hbase::MiniCluster::start(
+            mini_hbase::ClusterConfig::default(),
+        ))
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("hbclient-cli-conf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("hbase-site.xml"),
+        format!(
+            "<?xml version=\"1.0\"?>\n<configuration>\n\
+             <property><name>hbase.client.registry.impl</name>\
+             <value>org.apache.hadoop.hbase.client.RpcConnectionRegistry</value></property>\n\
+             <property><name>hbase.client.bootstrap.servers</name><value>{}</value></property>\n\
+             </configuration>\n",
+            mini.master_addr()
+        ),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_hbclient"))
+            .args(args)
+            .env("HBASE_CONF_DIR", &dir)
+            .env_remove("HBASE_ZOOKEEPER")
+            .env_remove("HBASE_BOOTSTRAP")
+            .output()
+            .unwrap()
+    };
+    let out = run(&["create", "conf_t", "f"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&["--format", "raw", "list"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "conf_t\n");
+    // A directory without hbase-site.xml or core-site.xml is bad input.
+    let out = Command::new(env!("CARGO_BIN_EXE_hbclient"))
+        .args(["--conf-dir", "/nonexistent-hbclient-conf", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent-hbclient-conf"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
