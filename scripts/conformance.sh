@@ -67,6 +67,8 @@ for target in "${targets[@]}"; do
   echo "== integration suite against real HBase via $target"
   HBCLIENT_TEST_CLUSTER="$target" cargo test -p hbclient --test suite
 done
+echo "== hbclient shell (the binary): every command, stdin scripts, exit statuses, against real HBase"
+HBCLIENT_TEST_CLUSTER="zk:$zk" cargo test -p hbclient-cli --test shell
 echo "== chaos: large writes during Admin splits, moves and flushes, against real HBase"
 HBCLIENT_TEST_CLUSTER="zk:$zk" cargo test -p hbclient --test chaos admin_splits
 echo "== quickstart against real HBase"

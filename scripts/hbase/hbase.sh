@@ -9,7 +9,7 @@
 #   bash scripts/hbase/hbase.sh status    is it running (exit 0) or not (exit 1), endpoints
 #   bash scripts/hbase/hbase.sh fetch     only resolve jars + compile the probe
 #   bash scripts/hbase/hbase.sh classpath same, then print the classpath
-#   bash scripts/hbase/hbase.sh probe MODE [ARGS]   run src/Probe.java (zk | rpc [host:port] | znodes | meta | preamble)
+#   bash scripts/hbase/hbase.sh probe MODE [ARGS]   run src/Probe.java (zk | rpc [host:port] | znodes | meta | preamble | get TABLE ROW)
 #   bash scripts/hbase/hbase.sh log [N]   tail the server log
 #
 # Options: --version V (or env HBASE_VERSION). Env: HBASE_ZK_PORT HBASE_MASTER_PORT HBASE_RS_PORT HBASE_HEAP

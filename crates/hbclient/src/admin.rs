@@ -19,6 +19,9 @@ use crate::retry::{pause_time, with_retries};
 use crate::rpc::Service;
 use crate::shared::Core;
 
+mod regions;
+pub use regions::RegionSummary;
+
 /// A column family's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FamilyDescriptor {
@@ -485,6 +488,11 @@ impl Admin {
         let name = parse_table(table)?;
         let loc = self.core.locate(&name, row, self.core.deadline()).await?;
         let encoded = hbclient_proto::meta::encoded_region_name(&loc.name);
+        self.move_encoded(Bytes::from(encoded), to).await
+    }
+
+    /// `MoveRegion` of the region with this encoded name.
+    async fn move_encoded(&self, encoded: Bytes, to: Option<&str>) -> Result<()> {
         let dest_server_name = match to {
             Some(addr) => {
                 let (host, port) = addr
@@ -504,7 +512,7 @@ impl Admin {
         let request = pb::MoveRegionRequest {
             region: pb::RegionSpecifier {
                 r#type: pb::region_specifier::RegionSpecifierType::EncodedRegionName as i32,
-                value: Bytes::from(encoded),
+                value: encoded,
             },
             dest_server_name,
         };
@@ -518,52 +526,68 @@ impl Admin {
     /// Flushes the region holding `row` (memstore to files on a real cluster).
     pub async fn flush_region(&self, table: &str, row: &[u8]) -> Result<()> {
         let name = parse_table(table)?;
-        let loc = self.core.locate(&name, row, self.core.deadline()).await?;
-        let request = pb::FlushRegionRequest {
-            region: loc.specifier(),
-            ..Default::default()
-        };
-        let frame = self
-            .core
-            .pool
-            .call(
-                &loc.server,
-                Service::Admin,
-                "FlushRegion",
-                &CallMeta::NONE,
-                &request,
-                &[],
-                self.core.config.rpc_timeout,
-            )
+        let _: pb::FlushRegionResponse = self
+            .region_call(&name, row, "FlushRegion", |loc| pb::FlushRegionRequest {
+                region: loc.specifier(),
+                ..Default::default()
+            })
             .await?;
-        let _: pb::FlushRegionResponse = frame.body("FlushRegionResponse")?;
         Ok(())
     }
 
     /// Asks for a (major) compaction of the region holding `row`.
     pub async fn compact_region(&self, table: &str, row: &[u8], major: bool) -> Result<()> {
         let name = parse_table(table)?;
-        let loc = self.core.locate(&name, row, self.core.deadline()).await?;
-        let request = pb::CompactRegionRequest {
-            region: loc.specifier(),
-            major: Some(major),
-            family: None,
-        };
-        let frame = self
-            .core
-            .pool
-            .call(
-                &loc.server,
-                Service::Admin,
-                "CompactRegion",
-                &CallMeta::NONE,
-                &request,
-                &[],
-                self.core.config.rpc_timeout,
-            )
+        let _: pb::CompactRegionResponse = self
+            .region_call(&name, row, "CompactRegion", |loc| {
+                pb::CompactRegionRequest {
+                    region: loc.specifier(),
+                    major: Some(major),
+                    family: None,
+                }
+            })
             .await?;
-        let _: pb::CompactRegionResponse = frame.body("CompactRegionResponse")?;
         Ok(())
+    }
+
+    /// An AdminService call on the region holding `row`, located afresh and retried like a
+    /// table operation when the region moved or split meanwhile (a cached location of a split
+    /// parent answers `NotServingRegionException`).
+    async fn region_call<Req: prost::Message, Resp: prost::Message + Default>(
+        &self,
+        table: &TableName,
+        row: &[u8],
+        method: &'static str,
+        request: impl Fn(&crate::locate::RegionLocation) -> Req,
+    ) -> Result<Resp> {
+        let core = &self.core;
+        let request = &request;
+        with_retries(
+            core.policy(),
+            core.deadline(),
+            || core.count_retry(),
+            |_, deadline| async move {
+                let loc = core.locate(table, row, deadline).await?;
+                let result = core
+                    .pool
+                    .call(
+                        &loc.server,
+                        Service::Admin,
+                        method,
+                        &CallMeta::NONE,
+                        &request(&loc),
+                        &[],
+                        deadline.rpc_timeout(core.config.rpc_timeout)?,
+                    )
+                    .await
+                    .and_then(|frame| Ok(frame.body::<Resp>(method)?));
+                if let Err(e) = &result {
+                    core.locator.on_error(&loc, e, &core.pool);
+                }
+                result
+            },
+        )
+        .await
     }
 
     /// Polls a procedure until it finished; its failure becomes the error.

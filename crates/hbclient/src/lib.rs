@@ -44,7 +44,7 @@ mod table;
 mod telemetry;
 mod tls;
 
-pub use admin::{Admin, FamilyDescriptor, TableDescriptor};
+pub use admin::{Admin, FamilyDescriptor, RegionSummary, TableDescriptor};
 pub use client::Connection;
 pub use config::{Config, ConfigBuilder, Discovery};
 pub use error::{Error, ErrorKind, RemoteError, Result};

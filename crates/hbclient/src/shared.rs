@@ -133,6 +133,13 @@ impl Core {
         }
     }
 
+    /// `host:port` of the server holding hbase:meta.
+    pub(crate) async fn meta_server(&self) -> Result<String> {
+        self.locator
+            .meta_server(&self.locate_ctx(), self.deadline())
+            .await
+    }
+
     /// The location of `row` in `table`.
     pub(crate) async fn locate(
         &self,

@@ -78,6 +78,11 @@ public class Probe {
       case "preamble":
         preamble();
         break;
+      case "get":
+        // `get TABLE ROW`: one Get through ZooKeeper, cells printed as the HBase shell prints
+        // them; README's start-up comparison times this JVM against the hbclient binary.
+        getOnce(args[1], args[2]);
+        break;
       case "sasl":
         SaslWire.run(args); // hand-made GSSAPI SASL exchange (src/SaslWire.java)
         break;
@@ -102,6 +107,20 @@ public class Probe {
         System.exit(2);
     }
     System.exit(0);
+  }
+
+  static void getOnce(String table, String row) throws IOException {
+    try (Connection conn = ConnectionFactory.createConnection(zkConf());
+        Table t = conn.getTable(TableName.valueOf(table))) {
+      Result r = t.get(new Get(Bytes.toBytesBinary(row)));
+      for (Cell c : r.rawCells()) {
+        System.out.println(Bytes.toStringBinary(CellUtil.cloneRow(c)) + " "
+            + Bytes.toStringBinary(CellUtil.cloneFamily(c)) + ":"
+            + Bytes.toStringBinary(CellUtil.cloneQualifier(c)) + " timestamp=" + c.getTimestamp()
+            + ", value=" + Bytes.toStringBinary(CellUtil.cloneValue(c)));
+      }
+      System.out.println(r.isEmpty() ? "0 row(s)" : "1 row(s)");
+    }
   }
 
   // ---------------------------------------------------------------- client configs

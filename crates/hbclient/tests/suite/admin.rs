@@ -414,3 +414,113 @@ async fn namespaces_create_list_delete() {
         ErrorKind::InvalidArgument
     );
 }
+
+#[tokio::test]
+async fn region_listing_truncate_flush_table_and_move_by_name() {
+    let c = TestCluster::start().await;
+    let admin = c.conn.admin();
+    let name = c.table(&["f"], &[b"g", b"p"]).await;
+    let t = c.conn.table(&name).unwrap();
+    for row in ["a", "h", "q"] {
+        t.put(Put::new(row).add("f", "q", row)).await.unwrap();
+    }
+
+    // The table's regions in key order, each on a server.
+    let regions = admin.table_regions(&name).await.unwrap();
+    let bounds: Vec<(&[u8], &[u8])> = regions.iter().map(|r| (&r.start[..], &r.end[..])).collect();
+    assert_eq!(
+        bounds,
+        [(&b""[..], &b"g"[..]), (b"g", b"p"), (b"p", b"")],
+        "{regions:?}"
+    );
+    for r in &regions {
+        assert_eq!(r.table.to_string(), name);
+        assert!(r.server.is_some(), "{r:?}");
+        assert_eq!(r.encoded_name.len(), 32, "{r:?}");
+        assert!(r.name.ends_with(format!(".{}.", r.encoded_name).as_bytes()));
+    }
+    if let Some(mini) = &c.mini {
+        for (r, m) in regions.iter().zip(mini.regions(&name)) {
+            assert_eq!(r.name, m.name);
+            assert_eq!(
+                r.server.as_deref(),
+                Some(&*mini.region_server_addrs()[m.server].to_string())
+            );
+        }
+    }
+    let e = admin.table_regions("no_such_table_x").await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::TableNotFound, "{e:?}");
+
+    // The cluster listing starts with hbase:meta and holds this table's regions.
+    let all = admin.cluster_regions().await.unwrap();
+    assert!(all[0].table.is_meta(), "{:?}", all[0]);
+    assert!(all[0].server.is_some());
+    let ours: Vec<_> = all
+        .iter()
+        .filter(|r| r.table.to_string() == name)
+        .cloned()
+        .collect();
+    assert_eq!(ours, regions);
+
+    admin.flush_table(&name).await.unwrap();
+    assert_eq!(
+        keys(&scan_all(&t, Scan::new()).await),
+        ["a", "h", "q"],
+        "flush keeps the rows"
+    );
+
+    // Move the middle region by its encoded name to another server.
+    let middle = &regions[1];
+    let to = c.mini.as_ref().map(|mini| {
+        let here = mini.region_of(&name, b"h").unwrap();
+        mini.region_server_addrs()[(here.server + 1) % mini.region_server_addrs().len()].to_string()
+    });
+    admin
+        .move_region_by_name(&middle.encoded_name, to.as_deref())
+        .await
+        .unwrap();
+    if let (Some(mini), Some(to)) = (&c.mini, &to) {
+        let here = mini.region_of(&name, b"h").unwrap();
+        assert_eq!(&mini.region_server_addrs()[here.server].to_string(), to);
+    }
+    let e = admin
+        .move_region_by_name("not-hex", None)
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e:?}");
+    let wait = async {
+        loop {
+            match t.get(Get::new("h")).await {
+                Ok(row) => break row,
+                Err(e) => {
+                    assert!(e.is_retriable(), "{e:?}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }
+    };
+    let row = tokio::time::timeout(Duration::from_secs(60), wait)
+        .await
+        .expect("the move finished");
+    assert_eq!(value(&row, "f", "q").as_deref(), Some(&b"h"[..]));
+
+    // Truncate needs a disabled table, empties it, keeps the splits when asked, and leaves it
+    // enabled.
+    let e = admin.truncate_table(&name, true).await.unwrap_err();
+    assert!(
+        e.remote_class()
+            .is_some_and(|c| c.ends_with("TableNotDisabledException")),
+        "{e:?}"
+    );
+    admin.disable_table(&name).await.unwrap();
+    admin.truncate_table(&name, true).await.unwrap();
+    assert!(admin.is_table_enabled(&name).await.unwrap());
+    assert!(scan_all(&t, Scan::new()).await.is_empty());
+    let starts = admin.region_start_keys(&name).await.unwrap();
+    assert_eq!(starts, [&b""[..], b"g", b"p"]);
+    admin.disable_table(&name).await.unwrap();
+    admin.truncate_table(&name, false).await.unwrap();
+    assert_eq!(admin.region_start_keys(&name).await.unwrap(), [&b""[..]]);
+    t.put(Put::new("z").add("f", "q", "z")).await.unwrap();
+    assert_eq!(keys(&scan_all(&t, Scan::new()).await), ["z"]);
+}
