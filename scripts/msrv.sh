@@ -46,5 +46,5 @@ cd "$work/src"
 export RUSTC="$RUSTC_MSRV" RUSTDOC=/usr/bin/rustdoc CARGO_TARGET_DIR="$work/target"
 CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=fallback "$CARGO_MSRV" update --quiet
 "$CARGO_MSRV" check --quiet --all-features \
-  -p hbclient-proto -p hbclient -p mini-hbase -p hbclient-ffi -p hbclient-gssapi
+  -p hbclient-proto -p hbclient -p mini-hbase -p hbclient-ffi -p hbclient-gssapi -p hbclient-cli
 echo "== MSRV $msrv: the publishable crates build"
