@@ -633,6 +633,73 @@ const char *hb_family_descriptor_compression(const struct hb_family_descriptor *
 const char *hb_family_descriptor_bloom_filter(const struct hb_family_descriptor *family);
 
 /**
+ * Adds `delta` to the 8-byte big-endian counter at `family:qualifier` of `row` (a missing
+ * counter starts at 0) and writes the new value to `new_value` (may be NULL). Fails with
+ * `HB_ERR_REMOTE` when the cell holds something that is not an 8-byte counter.
+ */
+hb_status hb_table_increment(const struct hb_table *table,
+                             const void *row,
+                             size_t row_len,
+                             const void *family,
+                             size_t family_len,
+                             const void *qualifier,
+                             size_t qualifier_len,
+                             int64_t delta,
+                             int64_t *new_value,
+                             struct hb_error **err);
+
+/**
+ * Applies `put` only if the check on `family:qualifier` of the put's row holds; the check and
+ * the write are one atomic step on the server. The check, by `expected`:
+ * - `expected` NULL (`expected_len` must be 0): the column is absent (HBase also counts a cell
+ *   with an empty value as absent here);
+ * - `expected` not NULL, `expected_len` 0: the column is present and its value is empty;
+ * - otherwise: the column's newest value is exactly those `expected_len` bytes.
+ *
+ * `applied` (may be NULL) receives whether the put was written; it is written only on `HB_OK`.
+ * `table` and `put` must not be NULL, nor `family` (`HB_ERR_INVALID_ARGUMENT`).
+ */
+hb_status hb_table_check_and_put(const struct hb_table *table,
+                                 const void *family,
+                                 size_t family_len,
+                                 const void *qualifier,
+                                 size_t qualifier_len,
+                                 const void *expected,
+                                 size_t expected_len,
+                                 const struct hb_put *put,
+                                 bool *applied,
+                                 struct hb_error **err);
+
+/**
+ * Applies `del` only if the check on `family:qualifier` of the delete's row holds; checks,
+ * `applied` (may be NULL) and NULL rules as `hb_table_check_and_put`.
+ */
+hb_status hb_table_check_and_delete(const struct hb_table *table,
+                                    const void *family,
+                                    size_t family_len,
+                                    const void *qualifier,
+                                    size_t qualifier_len,
+                                    const void *expected,
+                                    size_t expected_len,
+                                    const struct hb_delete *del,
+                                    bool *applied,
+                                    struct hb_error **err);
+
+/**
+ * Starts an increment (as `hb_table_increment`); take the new value with
+ * `hb_future_take_int64`. NULL or invalid arguments give a future already failed with
+ * `HB_ERR_INVALID_ARGUMENT`. Returns NULL only on an internal error.
+ */
+struct hb_future *hb_table_increment_async(const struct hb_table *table,
+                                           const void *row,
+                                           size_t row_len,
+                                           const void *family,
+                                           size_t family_len,
+                                           const void *qualifier,
+                                           size_t qualifier_len,
+                                           int64_t delta);
+
+/**
  * Sets the get's QoS priority (`RequestHeader.priority`; Java's `setPriority`): 0 normal, 200
  * (`HBase HIGH_QOS`) for the server's priority handlers. Unset, the server picks (normal for a
  * user table).
@@ -716,73 +783,6 @@ hb_status hb_table_with_request_attribute(const struct hb_table *table,
                                           const void *value,
                                           size_t value_len,
                                           struct hb_table **out);
-
-/**
- * Adds `delta` to the 8-byte big-endian counter at `family:qualifier` of `row` (a missing
- * counter starts at 0) and writes the new value to `new_value` (may be NULL). Fails with
- * `HB_ERR_REMOTE` when the cell holds something that is not an 8-byte counter.
- */
-hb_status hb_table_increment(const struct hb_table *table,
-                             const void *row,
-                             size_t row_len,
-                             const void *family,
-                             size_t family_len,
-                             const void *qualifier,
-                             size_t qualifier_len,
-                             int64_t delta,
-                             int64_t *new_value,
-                             struct hb_error **err);
-
-/**
- * Applies `put` only if the check on `family:qualifier` of the put's row holds; the check and
- * the write are one atomic step on the server. The check, by `expected`:
- * - `expected` NULL (`expected_len` must be 0): the column is absent (HBase also counts a cell
- *   with an empty value as absent here);
- * - `expected` not NULL, `expected_len` 0: the column is present and its value is empty;
- * - otherwise: the column's newest value is exactly those `expected_len` bytes.
- *
- * `applied` (may be NULL) receives whether the put was written; it is written only on `HB_OK`.
- * `table` and `put` must not be NULL, nor `family` (`HB_ERR_INVALID_ARGUMENT`).
- */
-hb_status hb_table_check_and_put(const struct hb_table *table,
-                                 const void *family,
-                                 size_t family_len,
-                                 const void *qualifier,
-                                 size_t qualifier_len,
-                                 const void *expected,
-                                 size_t expected_len,
-                                 const struct hb_put *put,
-                                 bool *applied,
-                                 struct hb_error **err);
-
-/**
- * Applies `del` only if the check on `family:qualifier` of the delete's row holds; checks,
- * `applied` (may be NULL) and NULL rules as `hb_table_check_and_put`.
- */
-hb_status hb_table_check_and_delete(const struct hb_table *table,
-                                    const void *family,
-                                    size_t family_len,
-                                    const void *qualifier,
-                                    size_t qualifier_len,
-                                    const void *expected,
-                                    size_t expected_len,
-                                    const struct hb_delete *del,
-                                    bool *applied,
-                                    struct hb_error **err);
-
-/**
- * Starts an increment (as `hb_table_increment`); take the new value with
- * `hb_future_take_int64`. NULL or invalid arguments give a future already failed with
- * `HB_ERR_INVALID_ARGUMENT`. Returns NULL only on an internal error.
- */
-struct hb_future *hb_table_increment_async(const struct hb_table *table,
-                                           const void *row,
-                                           size_t row_len,
-                                           const void *family,
-                                           size_t family_len,
-                                           const void *qualifier,
-                                           size_t qualifier_len,
-                                           int64_t delta);
 
 /**
  * Creates an empty batch. Free with `hb_batch_free`.
