@@ -477,6 +477,21 @@ impl Locator {
         if let Some(loc) = self.cached_for(table, want) {
             return Ok(loc);
         }
+        // The lookup is boxed: its state (a meta scan on a connection that may need connecting)
+        // is large and rarely needed, and every operation future that awaits a location would
+        // otherwise carry room for it while in flight.
+        Box::pin(self.locate_in_meta(ctx, table, want, deadline)).await
+    }
+
+    /// A cache miss: one lookup in hbase:meta per table at a time, waiting out a region that
+    /// meta still shows on a failed server.
+    async fn locate_in_meta(
+        &self,
+        ctx: &LocateContext<'_>,
+        table: &TableName,
+        want: Want<'_>,
+        deadline: Deadline,
+    ) -> Result<Arc<RegionLocation>> {
         let lock = self.lookup_lock(table);
         let _one_at_a_time = loop {
             if let Some(until) = self.relookup_after(table, want) {
@@ -526,10 +541,12 @@ impl Locator {
         if let Some(meta) = self.meta.read().unwrap_or_else(|e| e.into_inner()).clone() {
             return Ok(meta);
         }
-        let server = ctx
-            .registry
-            .meta_server(ctx.pool, deadline.rpc_timeout(ctx.rpc_timeout)?)
-            .await?;
+        // Boxed like the meta lookup: a registry call (ZooKeeper or RPC) is large and rare.
+        let server = Box::pin(
+            ctx.registry
+                .meta_server(ctx.pool, deadline.rpc_timeout(ctx.rpc_timeout)?),
+        )
+        .await?;
         *self.meta.write().unwrap_or_else(|e| e.into_inner()) = Some(server.clone());
         Ok(server)
     }

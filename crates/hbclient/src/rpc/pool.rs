@@ -150,6 +150,19 @@ impl RpcPool {
         if let Some(conn) = live(entry) {
             return Ok(conn);
         }
+        // Connecting (TCP, TLS and SASL handshakes) is boxed: its state is large and every call
+        // future would otherwise carry room for it while in flight.
+        Box::pin(self.connect_entry(entry, addr, service)).await
+    }
+
+    /// Connects `entry` unless another caller just did; a recent failure is returned as is
+    /// until its retry time.
+    async fn connect_entry(
+        &self,
+        entry: &Entry,
+        addr: &str,
+        service: Service,
+    ) -> Result<Arc<RpcConnection>> {
         let mut failed = entry.connecting.lock().await;
         if let Some(conn) = live(entry) {
             return Ok(conn);

@@ -329,7 +329,9 @@ impl AsyncTable {
                 .map(|(_, e)| e)
                 .find(|e| e.remote_class() == Some(hbclient_proto::exceptions::NOT_SERVING_REGION));
             if let Some(e) = not_serving {
-                if let Some(disabled) = core.disabled_error(self.name(), e, deadline).await {
+                // Boxed: a master call, rare, and large for every batch to carry.
+                let disabled = Box::pin(core.disabled_error(self.name(), e, deadline)).await;
+                if let Some(disabled) = disabled {
                     for (index, _) in retry {
                         results[index] = Some(Err(disabled.clone()));
                     }

@@ -503,6 +503,21 @@ mod tests {
                 std::mem::size_of_val(&t.check_and_mutate(cam)),
             ),
             ("batch", std::mem::size_of_val(&t.batch(Vec::new()))),
+            (
+                // One attempt of a put: boxed by the retry loop, alive while the call is in
+                // flight. Cold paths (a meta lookup, connecting) are boxed inside it.
+                "put attempt",
+                std::mem::size_of_val(&t.core.region_attempt(
+                    &t.name,
+                    b"r",
+                    0,
+                    crate::retry::Deadline::after(std::time::Duration::from_secs(1)),
+                    "Mutate",
+                    &crate::request::CallMeta::NONE,
+                    |_| (pb::MutateRequest::default(), Bytes::new()),
+                    |_| Ok(()),
+                )),
+            ),
         ];
         eprintln!("{sizes:?}");
         for (op, size) in sizes {

@@ -555,6 +555,58 @@ async fn system_tables_have_their_own_operation_timeout() {
     );
 }
 
+/// `hbase.client.meta.scanner.timeout.period` bounds each step of a scan of a system table; a
+/// user table's scan keeps `hbase.client.scanner.timeout.period`.
+#[tokio::test]
+async fn system_table_scans_have_their_own_scanner_timeout() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("system_table_scans_have_their_own_scanner_timeout") else {
+        return;
+    };
+    let (conn, t, _) = setup(&c, |b| {
+        b.set_all([
+            ("hbase.rpc.timeout", "10000"),
+            ("hbase.client.operation.timeout", "20000"),
+            ("hbase.client.scanner.timeout.period", "1500"),
+            ("hbase.client.meta.scanner.timeout.period", "300"),
+            ("hbclient.rpc.max.consecutive.timeouts", "0"),
+        ])
+        .unwrap()
+    })
+    .await;
+    let meta = conn.table("hbase:meta").unwrap();
+    // Both tables are located already (setup's writes; hbase:meta through the registry), so
+    // the only Scan calls are the two scans'.
+    mini.faults()
+        .add(Rule::new(Match::method("Scan"), Reaction::Stall));
+    let timed_out_after = |e: hbclient::Error, started: Instant| {
+        assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
+        started.elapsed()
+    };
+    let started = Instant::now();
+    let e = meta
+        .scan(Scan::new())
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap_err();
+    let took = timed_out_after(e, started);
+    assert!(
+        took >= Duration::from_millis(270) && took < Duration::from_millis(1200),
+        "a scan of hbase:meta took {took:?}"
+    );
+    let started = Instant::now();
+    let e = t
+        .scan(Scan::new())
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap_err();
+    let took = timed_out_after(e, started);
+    assert!(
+        took >= Duration::from_millis(1350) && took < Duration::from_millis(5000),
+        "a scan of a user table took {took:?}"
+    );
+}
+
 /// `hbase.client.meta.read.rpc.timeout` bounds one region lookup RPC: a meta scan that answers
 /// late is given up and retried, so the operation does not wait for the slow answer.
 #[tokio::test]
