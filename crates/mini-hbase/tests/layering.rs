@@ -32,6 +32,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("store", 1),
     ("filter", 1),
     ("faults", 1),
+    ("request_log", 1),
     ("exception", 1),
     ("tls", 1),
     ("zk", 1),
