@@ -514,12 +514,14 @@ async fn read_and_write_rpc_timeouts_bound_their_own_calls() {
     assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
 }
 
-/// `hbase.client.meta.operation.timeout` bounds operations on system tables and only them; the
-/// user table keeps `hbase.client.operation.timeout`.
+/// System tables have clocks of their own: `hbase.client.meta.operation.timeout` bounds
+/// operations on them and `hbase.client.meta.scanner.timeout.period` each step of their scans,
+/// while a user table keeps `hbase.client.operation.timeout` and
+/// `hbase.client.scanner.timeout.period`.
 #[tokio::test]
-async fn system_tables_have_their_own_operation_timeout() {
+async fn system_tables_have_their_own_timeouts() {
     let c = TestCluster::start().await;
-    let Some(mini) = c.mini("system_tables_have_their_own_operation_timeout") else {
+    let Some(mini) = c.mini("system_tables_have_their_own_timeouts") else {
         return;
     };
     let (conn, t, _) = setup(&c, |b| {
@@ -527,46 +529,6 @@ async fn system_tables_have_their_own_operation_timeout() {
             ("hbase.rpc.timeout", "10000"),
             ("hbase.client.operation.timeout", "1500"),
             ("hbase.client.meta.operation.timeout", "300"),
-            ("hbclient.rpc.max.consecutive.timeouts", "0"),
-        ])
-        .unwrap()
-    })
-    .await;
-    let meta = conn.table("hbase:meta").unwrap();
-    mini.faults()
-        .add(Rule::new(Match::method("Get"), Reaction::Stall));
-
-    let started = Instant::now();
-    let e = meta.get(Get::new("t")).await.unwrap_err();
-    let took = started.elapsed();
-    assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
-    assert!(
-        took >= Duration::from_millis(270) && took < Duration::from_millis(1200),
-        "a get on hbase:meta took {took:?}: {e}"
-    );
-
-    let started = Instant::now();
-    let e = t.get(Get::new("a")).await.unwrap_err();
-    let took = started.elapsed();
-    assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
-    assert!(
-        took >= Duration::from_millis(1350),
-        "a get on a user table took {took:?}: {e}"
-    );
-}
-
-/// `hbase.client.meta.scanner.timeout.period` bounds each step of a scan of a system table; a
-/// user table's scan keeps `hbase.client.scanner.timeout.period`.
-#[tokio::test]
-async fn system_table_scans_have_their_own_scanner_timeout() {
-    let c = TestCluster::start().await;
-    let Some(mini) = c.mini("system_table_scans_have_their_own_scanner_timeout") else {
-        return;
-    };
-    let (conn, t, _) = setup(&c, |b| {
-        b.set_all([
-            ("hbase.rpc.timeout", "10000"),
-            ("hbase.client.operation.timeout", "20000"),
             ("hbase.client.scanner.timeout.period", "1500"),
             ("hbase.client.meta.scanner.timeout.period", "300"),
             ("hbclient.rpc.max.consecutive.timeouts", "0"),
@@ -576,35 +538,40 @@ async fn system_table_scans_have_their_own_scanner_timeout() {
     .await;
     let meta = conn.table("hbase:meta").unwrap();
     // Both tables are located already (setup's writes; hbase:meta through the registry), so
-    // the only Scan calls are the two scans'.
+    // the only Get and Scan calls below are the operations'.
+    mini.faults()
+        .add(Rule::new(Match::method("Get"), Reaction::Stall));
     mini.faults()
         .add(Rule::new(Match::method("Scan"), Reaction::Stall));
-    let timed_out_after = |e: hbclient::Error, started: Instant| {
-        assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
-        started.elapsed()
+    let check = |what: &str, started: Instant, e: hbclient::Error, at_least: u64, below: u64| {
+        let took = started.elapsed();
+        assert_eq!(e.kind(), ErrorKind::Timeout, "{what}: {e:?}");
+        assert!(
+            took >= Duration::from_millis(at_least) && took < Duration::from_millis(below),
+            "{what} took {took:?}: {e}"
+        );
     };
+
+    let started = Instant::now();
+    let e = meta.get(Get::new("t")).await.unwrap_err();
+    check("a get on hbase:meta", started, e, 270, 1200);
     let started = Instant::now();
     let e = meta
         .scan(Scan::new())
         .try_collect::<Vec<_>>()
         .await
         .unwrap_err();
-    let took = timed_out_after(e, started);
-    assert!(
-        took >= Duration::from_millis(270) && took < Duration::from_millis(1200),
-        "a scan of hbase:meta took {took:?}"
-    );
+    check("a scan of hbase:meta", started, e, 270, 1200);
+    let started = Instant::now();
+    let e = t.get(Get::new("a")).await.unwrap_err();
+    check("a get on a user table", started, e, 1350, 5000);
     let started = Instant::now();
     let e = t
         .scan(Scan::new())
         .try_collect::<Vec<_>>()
         .await
         .unwrap_err();
-    let took = timed_out_after(e, started);
-    assert!(
-        took >= Duration::from_millis(1350) && took < Duration::from_millis(5000),
-        "a scan of a user table took {took:?}"
-    );
+    check("a scan of a user table", started, e, 1350, 5000);
 }
 
 /// `hbase.client.meta.read.rpc.timeout` bounds one region lookup RPC: a meta scan that answers
