@@ -1,8 +1,9 @@
 //! A blocking facade over the async client, for programs without an async runtime.
 //!
-//! Every method is a thin call into the async core, run to completion on a small Tokio runtime
-//! the facade owns (two worker threads named `hbclient-io`, started by
-//! [`Connection::connect`]). The handles are `Send + Sync` and cheap to clone: share one
+//! Every method is a thin call into the async core, polled on the calling thread and parked
+//! between polls ([`park_on`]); a small Tokio runtime the facade owns (two worker threads named
+//! `hbclient-io`, started by [`Connection::connect`]) runs the connections' I/O tasks and timers,
+//! and the connection's reader wakes the calling thread directly when its answer arrives. The handles are `Send + Sync` and cheap to clone: share one
 //! [`Table`] between any number of threads and they all use the connection's multiplexed TCP
 //! connections (one per region server), with many calls in flight at once.
 //!
@@ -46,6 +47,8 @@
 //! # Ok(()) }
 //! ```
 
+mod park;
+
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -58,6 +61,8 @@ use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
 use crate::metrics::MetricsSnapshot;
 use crate::mutator::{MutatorError, MutatorMetrics, MutatorOptions};
+pub use park::park_on;
+
 use crate::table::{
     Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, Delete, Get, Increment, Mutation,
     Put, RowMutations, RowResult, Scan,
@@ -86,10 +91,11 @@ impl Runtime {
         self.runtime.as_ref().expect("the runtime lives until drop")
     }
 
-    /// Runs `future` to completion, unless called from inside an async runtime.
+    /// Runs `future` to completion on the calling thread, unless called from inside an async
+    /// runtime.
     fn block_on<F: Future>(&self, what: &str, future: F) -> Result<F::Output> {
         check_not_async(what)?;
-        Ok(self.rt().block_on(future))
+        Ok(park_on(self.rt().handle(), future))
     }
 
     /// [`Runtime::block_on`] for futures that return a `Result`.
@@ -504,7 +510,7 @@ impl Drop for MutatorOwner {
             // Inside a runtime: the async mutator's drop flushes in the background.
             return;
         }
-        if let Err(e) = self.rt.rt().block_on(self.inner.close()) {
+        if let Err(e) = park_on(self.rt.rt().handle(), self.inner.close()) {
             tracing::warn!(
                 table = %self.inner.table().name(),
                 failed = e.failures().len(),
