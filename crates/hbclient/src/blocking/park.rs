@@ -49,8 +49,15 @@ thread_local! {
 /// first and reports [`crate::ErrorKind::BlockingInAsync`]. A stale wake-up of an earlier call
 /// (its reply raced with its timeout) only costs one extra poll.
 pub fn park_on<F: Future>(handle: &Handle, future: F) -> F::Output {
+    park_made(handle, || future)
+}
+
+/// [`park_on`] for the future `make` returns, made in place in the frame that polls it (no copy
+/// of a large operation future through the caller's layers).
+#[inline]
+pub(crate) fn park_made<F: Future>(handle: &Handle, make: impl FnOnce() -> F) -> F::Output {
     let _context = handle.enter();
-    let mut future = pin!(future);
+    let mut future = pin!(make());
     let mut wait = |waker: &Waker| {
         let mut cx = Context::from_waker(waker);
         loop {
