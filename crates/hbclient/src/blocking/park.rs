@@ -8,38 +8,85 @@
 //!
 //! Compared with `tokio::runtime::Runtime::block_on`, which does the same in outline, this skips
 //! what a blocking call does not need on every call: registering the thread as a runtime thread
-//! (with a fresh RNG seed taken under a runtime-wide lock), the cooperative budget, and a
-//! mutex-and-condvar parker; `std::thread::park` is one atomic and, when it must sleep, one futex
-//! call.
+//! (with a fresh RNG seed taken under a runtime-wide lock) and the cooperative budget.
 
 use std::future::Future;
 use std::pin::pin;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
-use std::thread::{self, Thread};
 
 use tokio::runtime::Handle;
 
-/// Wakes one thread parked in [`park_on`].
-struct Unparker(Thread);
+const EMPTY: u8 = 0;
+const PARKED: u8 = 1;
+const NOTIFIED: u8 = 2;
 
-impl Wake for Unparker {
+/// Parks one thread until its waker is called. A wake-up that comes while the thread is polling
+/// is kept (`NOTIFIED`) and makes the next park return at once; waking a thread that is not
+/// parked costs one atomic swap. (Not `std::thread::park`: `thread::current()` on a thread the
+/// C library's caller started allocates a handle that leak checkers report as possibly lost at
+/// `exit`.)
+#[derive(Default)]
+struct Parker {
+    state: AtomicU8,
+    lock: Mutex<()>,
+    wakeup: Condvar,
+}
+
+impl Parker {
+    fn park(&self) {
+        if self
+            .state
+            .compare_exchange(NOTIFIED, EMPTY, Ordering::Acquire, Ordering::Acquire)
+            .is_ok()
+        {
+            return;
+        }
+        let mut guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        if self
+            .state
+            .compare_exchange(EMPTY, PARKED, Ordering::Acquire, Ordering::Acquire)
+            .is_err()
+        {
+            // Notified between the two checks.
+            self.state.store(EMPTY, Ordering::Release);
+            return;
+        }
+        loop {
+            guard = self.wakeup.wait(guard).unwrap_or_else(|p| p.into_inner());
+            if self
+                .state
+                .compare_exchange(NOTIFIED, EMPTY, Ordering::Acquire, Ordering::Acquire)
+                .is_ok()
+            {
+                return;
+            }
+        }
+    }
+
+    fn unpark(&self) {
+        if self.state.swap(NOTIFIED, Ordering::Release) == PARKED {
+            // Taking the lock orders this notify after the parker's wait began.
+            drop(self.lock.lock().unwrap_or_else(|p| p.into_inner()));
+            self.wakeup.notify_one();
+        }
+    }
+}
+
+impl Wake for Parker {
     fn wake(self: Arc<Self>) {
-        self.0.unpark();
+        self.unpark();
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        self.0.unpark();
+        self.unpark();
     }
 }
 
-fn thread_waker() -> Waker {
-    Waker::from(Arc::new(Unparker(thread::current())))
-}
-
 thread_local! {
-    /// This thread's waker, made once: a call then clones an `Arc` at most.
-    static WAKER: Waker = thread_waker();
+    /// This thread's parker, made once: a call then clones an `Arc`.
+    static PARKER: Arc<Parker> = Arc::default();
 }
 
 /// Runs `future` to completion on the calling thread, with `handle`'s runtime as the current
@@ -58,19 +105,15 @@ pub fn park_on<F: Future>(handle: &Handle, future: F) -> F::Output {
 pub(crate) fn park_made<F: Future>(handle: &Handle, make: impl FnOnce() -> F) -> F::Output {
     let _context = handle.enter();
     let mut future = pin!(make());
-    let mut wait = |waker: &Waker| {
-        let mut cx = Context::from_waker(waker);
-        loop {
-            if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-                return out;
-            }
-            thread::park();
-        }
-    };
     // The thread-local is gone only while the thread exits (a destructor making a call).
-    match WAKER.try_with(Waker::clone) {
-        Ok(waker) => wait(&waker),
-        Err(_) => wait(&thread_waker()),
+    let parker = PARKER.try_with(Arc::clone).unwrap_or_default();
+    let waker = Waker::from(parker.clone());
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+        parker.park();
     }
 }
 
@@ -124,7 +167,7 @@ mod tests {
     fn a_stale_wakeup_only_costs_a_poll() {
         let rt = runtime();
         // Leave an unpark token behind, as a reply racing a timeout would.
-        WAKER.with(Waker::wake_by_ref);
+        PARKER.with(|p| Waker::from(p.clone()).wake());
         let (tx, rx) = tokio::sync::oneshot::channel::<u8>();
         rt.spawn(async move {
             tokio::time::sleep(Duration::from_millis(20)).await;
