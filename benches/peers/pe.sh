@@ -22,7 +22,7 @@
 #   --presplit N        PE --presplit (DROPS and re-creates the table) [off]
 #   --output FILE.json  the result [none: summary only]
 #   --log FILE          PE's full output [<output>.log, else benches/peers/.work/pe-last.log]
-#   --heap SIZE         JVM -Xms/-Xmx [1g; 3g above 16 threads]
+#   --heap SIZE         JVM -Xms/-Xmx [1g; 3g above 16 threads, 8g above 64, 16g above 512]
 # Always passed to PE: --nomapred --oneCon=true --autoFlush=true (one RPC per put, no BufferedMutator)
 # --latency --valueSize --table --rows. Version: the default pin DEFAULT_HBASE_VERSION of scripts/hbase/hbase.sh
 # (env HBASE_VERSION overrides). Env: JAVA_HOME MVN PE_WORK_DIR; PE_CONF_DIR (a client configuration directory put
@@ -158,8 +158,15 @@ case "$cmd" in
         *) die "unknown option $1" ;;
       esac
     done
-    # 64 PE threads with --latency run out of a 1g heap (OutOfMemoryError, exit 255): more for many threads.
-    [ "$HEAP_SET" = 1 ] || [ "$THREADS" -le 16 ] || HEAP=3g
+    # 64 PE threads with --latency run out of a 1g heap (OutOfMemoryError, exit 255): every thread keeps its
+    # own latency histograms, so the heap grows with the threads: 3g up to 64; at 100 threads 3g still ends in
+    # OutOfMemoryError after minutes of GC (peak RSS 3.9 GiB with 8g), so 8g up to 512 and 16g beyond.
+    if [ "$HEAP_SET" = 0 ]; then
+      if [ "$THREADS" -gt 512 ]; then HEAP=16g
+      elif [ "$THREADS" -gt 64 ]; then HEAP=8g
+      elif [ "$THREADS" -gt 16 ]; then HEAP=3g
+      fi
+    fi
     PER=$((ROWS / THREADS))
     [ "$PER" -ge 1 ] || die "--rows ($ROWS) must be at least --threads ($THREADS)"
     [ $((PER * THREADS)) -eq "$ROWS" ] || log "note: $ROWS rows is not a multiple of $THREADS threads: PE runs $((PER * THREADS))"

@@ -142,11 +142,13 @@ impl ConnRuntime {
         Ok(Active(self))
     }
 
-    /// Waits for `fut` on the calling thread (a C thread or a callback thread). Refused at once
-    /// with `HB_ERR_INVALID_STATE` on an I/O thread, `HB_ERR_CLOSED` once the connection closed.
+    /// Waits for `fut` on the calling thread (a C thread or a callback thread): the operation is
+    /// polled there and the thread parks until the connection's reader wakes it with the answer
+    /// (`hbclient::blocking::park_on`), so the I/O threads only do I/O. Refused at once with
+    /// `HB_ERR_INVALID_STATE` on an I/O thread, `HB_ERR_CLOSED` once the connection closed.
     pub(crate) fn block_on<F: Future>(&self, fut: F) -> Result<F::Output, hb_error> {
         let _active = self.begin()?;
-        blocking(|| self.handle.block_on(fut))
+        blocking(|| hbcore::blocking::park_on(&self.handle, fut))
     }
 
     /// Spawns `fut` on the I/O threads; None (and `fut` dropped) once the connection closed.

@@ -1,8 +1,9 @@
 //! A blocking facade over the async client, for programs without an async runtime.
 //!
-//! Every method is a thin call into the async core, run to completion on a small Tokio runtime
-//! the facade owns (two worker threads named `hbclient-io`, started by
-//! [`Connection::connect`]). The handles are `Send + Sync` and cheap to clone: share one
+//! Every method is a thin call into the async core, polled on the calling thread and parked
+//! between polls ([`park_on`]); a small Tokio runtime the facade owns (two worker threads named
+//! `hbclient-io`, started by [`Connection::connect`]) runs the connections' I/O tasks and timers,
+//! and the connection's reader wakes the calling thread directly when its answer arrives. The handles are `Send + Sync` and cheap to clone: share one
 //! [`Table`] between any number of threads and they all use the connection's multiplexed TCP
 //! connections (one per region server), with many calls in flight at once.
 //!
@@ -46,6 +47,8 @@
 //! # Ok(()) }
 //! ```
 
+mod park;
+
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -58,6 +61,8 @@ use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
 use crate::metrics::MetricsSnapshot;
 use crate::mutator::{MutatorError, MutatorMetrics, MutatorOptions};
+pub use park::park_on;
+
 use crate::table::{
     Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, Delete, Get, Increment, Mutation,
     Put, RowMutations, RowResult, Scan,
@@ -86,15 +91,21 @@ impl Runtime {
         self.runtime.as_ref().expect("the runtime lives until drop")
     }
 
-    /// Runs `future` to completion, unless called from inside an async runtime.
-    fn block_on<F: Future>(&self, what: &str, future: F) -> Result<F::Output> {
+    /// Runs the future `make` returns to completion on the calling thread, unless called from
+    /// inside an async runtime. The future is made in place where it is polled: an operation's
+    /// future is kilobytes, and passing it by value through each layer cost a copy per layer.
+    fn block_on<F: Future>(&self, what: &str, make: impl FnOnce() -> F) -> Result<F::Output> {
         check_not_async(what)?;
-        Ok(self.rt().block_on(future))
+        Ok(park::park_made(self.rt().handle(), make))
     }
 
     /// [`Runtime::block_on`] for futures that return a `Result`.
-    fn run<T>(&self, what: &str, future: impl Future<Output = Result<T>>) -> Result<T> {
-        self.block_on(what, future)?
+    fn run<T, F: Future<Output = Result<T>>>(
+        &self,
+        what: &str,
+        make: impl FnOnce() -> F,
+    ) -> Result<T> {
+        self.block_on(what, make)?
     }
 }
 
@@ -146,7 +157,7 @@ impl Connection {
     /// Starts the facade's runtime and connects (see [`crate::Connection::connect`]).
     pub fn connect(config: Config) -> Result<Connection> {
         let rt = Runtime::start()?;
-        let inner = rt.run("Connection::connect", crate::Connection::connect(config))?;
+        let inner = rt.run("Connection::connect", || crate::Connection::connect(config))?;
         Ok(Connection { inner, rt })
     }
 
@@ -252,61 +263,63 @@ impl Table {
 
     /// Reads one row; a missing row is an empty [`RowResult`]. See [`AsyncTable::get`].
     pub fn get(&self, get: Get) -> Result<RowResult> {
-        self.rt.run("Table::get", self.inner.get(get))
+        self.rt.run("Table::get", || self.inner.get(get))
     }
 
     /// Whether the row (or one of the selected columns) exists. See [`AsyncTable::exists`].
     pub fn exists(&self, get: Get) -> Result<bool> {
-        self.rt.run("Table::exists", self.inner.exists(get))
+        self.rt.run("Table::exists", || self.inner.exists(get))
     }
 
     /// Reads many rows, one Multi per server; results in input order.
     pub fn get_many(&self, gets: Vec<Get>) -> Result<Vec<RowResult>> {
-        self.rt.run("Table::get_many", self.inner.get_many(gets))
+        self.rt.run("Table::get_many", || self.inner.get_many(gets))
     }
 
     /// Writes one row (one Mutate RPC, no client-side buffer).
     pub fn put(&self, put: Put) -> Result<()> {
-        self.rt.run("Table::put", self.inner.put(put))
+        self.rt.run("Table::put", || self.inner.put(put))
     }
 
     /// Writes many rows (batched per server); one result per put.
     pub fn put_many(&self, puts: Vec<Put>) -> Result<Vec<Result<()>>> {
         self.rt
-            .block_on("Table::put_many", self.inner.put_many(puts))
+            .block_on("Table::put_many", || self.inner.put_many(puts))
     }
 
     /// Deletes cells, families or the whole row.
     pub fn delete(&self, delete: Delete) -> Result<()> {
-        self.rt.run("Table::delete", self.inner.delete(delete))
+        self.rt.run("Table::delete", || self.inner.delete(delete))
     }
 
     /// Adds to counters; returns their new values.
     pub fn increment(&self, increment: Increment) -> Result<RowResult> {
         self.rt
-            .run("Table::increment", self.inner.increment(increment))
+            .run("Table::increment", || self.inner.increment(increment))
     }
 
     /// Appends to values; returns the new values.
     pub fn append(&self, append: Append) -> Result<RowResult> {
-        self.rt.run("Table::append", self.inner.append(append))
+        self.rt.run("Table::append", || self.inner.append(append))
     }
 
     /// Applies several mutations of one row atomically.
     pub fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
         self.rt
-            .run("Table::mutate_row", self.inner.mutate_row(mutations))
+            .run("Table::mutate_row", || self.inner.mutate_row(mutations))
     }
 
     /// Applies a mutation only if the check holds; returns whether it did.
     pub fn check_and_mutate(&self, cam: CheckAndMutate) -> Result<bool> {
-        self.rt
-            .run("Table::check_and_mutate", self.inner.check_and_mutate(cam))
+        self.rt.run("Table::check_and_mutate", || {
+            self.inner.check_and_mutate(cam)
+        })
     }
 
     /// Runs a batch of gets and mutations; one result per action. See [`AsyncTable::batch`].
     pub fn batch(&self, actions: Vec<Action>) -> Result<Vec<Result<BatchOutcome>>> {
-        self.rt.block_on("Table::batch", self.inner.batch(actions))
+        self.rt
+            .block_on("Table::batch", || self.inner.batch(actions))
     }
 
     /// Scans rows; the [`Scanner`] is an `Iterator` fetching batches as it goes.
@@ -368,7 +381,7 @@ impl Iterator for Scanner {
             return None;
         }
         let inner = self.inner.as_mut()?;
-        let item = match self.rt.block_on("Scanner::next", inner.next()) {
+        let item = match self.rt.block_on("Scanner::next", || inner.next()) {
             Ok(item) => item,
             Err(e) => Some(Err(e)),
         };
@@ -403,110 +416,107 @@ impl std::fmt::Debug for Admin {
 impl Admin {
     /// Creates a table, pre-split at `split_keys`, and waits until the master finished.
     pub fn create_table(&self, descriptor: &TableDescriptor, split_keys: &[&[u8]]) -> Result<()> {
-        self.rt.run(
-            "Admin::create_table",
-            self.inner.create_table(descriptor, split_keys),
-        )
+        self.rt.run("Admin::create_table", || {
+            self.inner.create_table(descriptor, split_keys)
+        })
     }
 
     /// Deletes a (disabled) table.
     pub fn delete_table(&self, table: &str) -> Result<()> {
         self.rt
-            .run("Admin::delete_table", self.inner.delete_table(table))
+            .run("Admin::delete_table", || self.inner.delete_table(table))
     }
 
     /// Disables a table.
     pub fn disable_table(&self, table: &str) -> Result<()> {
         self.rt
-            .run("Admin::disable_table", self.inner.disable_table(table))
+            .run("Admin::disable_table", || self.inner.disable_table(table))
     }
 
     /// Enables a table.
     pub fn enable_table(&self, table: &str) -> Result<()> {
         self.rt
-            .run("Admin::enable_table", self.inner.enable_table(table))
+            .run("Admin::enable_table", || self.inner.enable_table(table))
     }
 
     /// Whether the table exists.
     pub fn table_exists(&self, table: &str) -> Result<bool> {
         self.rt
-            .run("Admin::table_exists", self.inner.table_exists(table))
+            .run("Admin::table_exists", || self.inner.table_exists(table))
     }
 
     /// Whether the table is enabled.
     pub fn is_table_enabled(&self, table: &str) -> Result<bool> {
-        self.rt.run(
-            "Admin::is_table_enabled",
-            self.inner.is_table_enabled(table),
-        )
+        self.rt.run("Admin::is_table_enabled", || {
+            self.inner.is_table_enabled(table)
+        })
     }
 
     /// The names of the user tables.
     pub fn list_tables(&self) -> Result<Vec<TableName>> {
-        self.rt.run("Admin::list_tables", self.inner.list_tables())
+        self.rt
+            .run("Admin::list_tables", || self.inner.list_tables())
     }
 
     /// The table's descriptor.
     pub fn describe(&self, table: &str) -> Result<TableDescriptor> {
-        self.rt.run("Admin::describe", self.inner.describe(table))
+        self.rt
+            .run("Admin::describe", || self.inner.describe(table))
     }
 
     /// The start keys of the table's regions (see [`crate::Admin::region_start_keys`]).
     pub fn region_start_keys(&self, table: &str) -> Result<Vec<bytes::Bytes>> {
-        self.rt.run(
-            "Admin::region_start_keys",
-            self.inner.region_start_keys(table),
-        )
+        self.rt.run("Admin::region_start_keys", || {
+            self.inner.region_start_keys(table)
+        })
     }
 
     /// Creates a namespace.
     pub fn create_namespace(&self, namespace: &str) -> Result<()> {
-        self.rt.run(
-            "Admin::create_namespace",
-            self.inner.create_namespace(namespace),
-        )
+        self.rt.run("Admin::create_namespace", || {
+            self.inner.create_namespace(namespace)
+        })
     }
 
     /// Deletes an empty namespace.
     pub fn delete_namespace(&self, namespace: &str) -> Result<()> {
-        self.rt.run(
-            "Admin::delete_namespace",
-            self.inner.delete_namespace(namespace),
-        )
+        self.rt.run("Admin::delete_namespace", || {
+            self.inner.delete_namespace(namespace)
+        })
     }
 
     /// The names of every namespace.
     pub fn list_namespaces(&self) -> Result<Vec<String>> {
         self.rt
-            .run("Admin::list_namespaces", self.inner.list_namespaces())
+            .run("Admin::list_namespaces", || self.inner.list_namespaces())
     }
 
     /// Splits the region holding `row` at `split_point` (or its middle).
     pub fn split_region(&self, table: &str, row: &[u8], split_point: Option<&[u8]>) -> Result<()> {
-        self.rt.run(
-            "Admin::split_region",
-            self.inner.split_region(table, row, split_point),
-        )
+        self.rt.run("Admin::split_region", || {
+            self.inner.split_region(table, row, split_point)
+        })
     }
 
     /// Moves the region holding `row` to `to` (`host:port`) or anywhere else.
     pub fn move_region(&self, table: &str, row: &[u8], to: Option<&str>) -> Result<()> {
-        self.rt
-            .run("Admin::move_region", self.inner.move_region(table, row, to))
+        self.rt.run("Admin::move_region", || {
+            self.inner.move_region(table, row, to)
+        })
     }
 
     /// Flushes the region holding `row`.
     pub fn flush_region(&self, table: &str, row: &[u8]) -> Result<()> {
-        self.rt
-            .run("Admin::flush_region", self.inner.flush_region(table, row))
+        self.rt.run("Admin::flush_region", || {
+            self.inner.flush_region(table, row)
+        })
     }
 
     /// Asks for a (major) compaction of the region holding `row`.
     pub fn compact_region(&self, table: &str, row: &[u8], major: bool) -> Result<()> {
-        self.rt.run(
-            "Admin::compact_region",
-            self.inner.compact_region(table, row, major),
-        )
+        self.rt.run("Admin::compact_region", || {
+            self.inner.compact_region(table, row, major)
+        })
     }
 }
 
@@ -522,7 +532,7 @@ impl Drop for MutatorOwner {
             // Inside a runtime: the async mutator's drop flushes in the background.
             return;
         }
-        if let Err(e) = self.rt.rt().block_on(self.inner.close()) {
+        if let Err(e) = park::park_made(self.rt.rt().handle(), || self.inner.close()) {
             tracing::warn!(
                 table = %self.inner.table().name(),
                 failed = e.failures().len(),
@@ -557,7 +567,7 @@ impl BufferedMutator {
     /// [`crate::BufferedMutator::mutate`].
     pub fn mutate(&self, mutation: impl Into<Mutation>) -> Result<()> {
         let o = &self.owner;
-        o.rt.run("BufferedMutator::mutate", o.inner.mutate(mutation))
+        o.rt.run("BufferedMutator::mutate", || o.inner.mutate(mutation))
     }
 
     /// Buffers several mutations in order, stopping at the first that is rejected.
@@ -566,24 +576,23 @@ impl BufferedMutator {
         mutations: impl IntoIterator<Item = M>,
     ) -> Result<()> {
         let o = &self.owner;
-        o.rt.run(
-            "BufferedMutator::mutate_many",
-            o.inner.mutate_many(mutations),
-        )
+        o.rt.run("BufferedMutator::mutate_many", || {
+            o.inner.mutate_many(mutations)
+        })
     }
 
     /// Sends everything buffered and blocks until every flush started so far completed; returns
     /// the failures not reported yet.
     pub fn flush(&self) -> Result<(), MutatorError> {
         let o = &self.owner;
-        o.rt.block_on("BufferedMutator::flush", o.inner.flush())
+        o.rt.block_on("BufferedMutator::flush", || o.inner.flush())
             .map_err(MutatorError::call)?
     }
 
     /// Flushes, waits, and stops accepting mutations; returns the failures not reported yet.
     pub fn close(&self) -> Result<(), MutatorError> {
         let o = &self.owner;
-        o.rt.block_on("BufferedMutator::close", o.inner.close())
+        o.rt.block_on("BufferedMutator::close", || o.inner.close())
             .map_err(MutatorError::call)?
     }
 

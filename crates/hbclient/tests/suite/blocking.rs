@@ -346,3 +346,82 @@ fn request_attributes_and_priorities_through_the_blocking_table() {
         .all(|r| r.connection_attributes.iter().any(|(n, _)| n == "via")));
     assert_eq!(ours[0].operation_attributes[0][0].0, "k");
 }
+
+/// A blocking connection to the mini-hbase under test with short timeouts, or `None` (skipped)
+/// against a real HBase, where no fault rule can hold a call.
+fn short_deadline_connection(
+    env: &Env,
+    test: &str,
+    rpc_timeout: Duration,
+    operation_timeout: Duration,
+) -> Option<blocking::Connection> {
+    let mini = env.c.mini(test)?;
+    let config = hbclient::Config::builder()
+        .bootstrap(&mini.master_addr().to_string())
+        .pause(Duration::from_millis(10))
+        .rpc_timeout(rpc_timeout)
+        .operation_timeout(operation_timeout)
+        .retries(3)
+        .build();
+    Some(blocking::Connection::connect(config).unwrap())
+}
+
+/// The caller's thread waits on its own (no runtime task waits for it): its deadline must still
+/// end the wait, for many threads at once, and a call given up must leave nothing in flight on
+/// the connection, which keeps serving calls.
+#[test]
+fn deadlines_end_blocking_calls_and_leave_nothing_in_flight() {
+    let env = Env::start();
+    let name = env.table(&["f"], &[]);
+    let Some(conn) = short_deadline_connection(
+        &env,
+        "deadlines_end_blocking_calls_and_leave_nothing_in_flight",
+        Duration::from_millis(100),
+        Duration::from_millis(400),
+    ) else {
+        return;
+    };
+    let table = conn.table(&name).unwrap();
+    table.put(Put::new("r").add("f", "q", "v")).unwrap();
+    let mini = env.c.mini.clone().expect("checked above");
+    let slow = mini.faults().add(mini_hbase::Rule::new(
+        mini_hbase::Match::method("Get"),
+        mini_hbase::Reaction::Delay(Duration::from_secs(3)),
+    ));
+    let started = std::time::Instant::now();
+    let outcomes: Vec<_> = std::thread::scope(|s| {
+        let threads: Vec<_> = (0..64)
+            .map(|_| s.spawn(|| table.get(Get::new("r"))))
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    let waited = started.elapsed();
+    for outcome in &outcomes {
+        let e = outcome.as_ref().unwrap_err();
+        // Timeouts in a row may also fail the connection (dead-peer watchdog) under some calls.
+        assert!(
+            matches!(e.kind(), ErrorKind::Timeout | ErrorKind::Connection),
+            "{e}"
+        );
+    }
+    // The operation timeout (400 ms), not the server's 3 s delay, ended every wait.
+    assert!(
+        waited < Duration::from_millis(2500),
+        "64 threads waited {waited:?}"
+    );
+    assert_eq!(
+        conn.metrics().in_flight,
+        0,
+        "a call given up is still counted in flight"
+    );
+    mini.faults().remove(slow);
+    assert_eq!(
+        table
+            .get(Get::new("r"))
+            .unwrap()
+            .value(b"f", b"q")
+            .map(|v| &v[..]),
+        Some(&b"v"[..])
+    );
+    assert_eq!(conn.metrics().in_flight, 0);
+}
