@@ -355,14 +355,14 @@ fn short_deadline_connection(
     rpc_timeout: Duration,
     operation_timeout: Duration,
 ) -> Option<blocking::Connection> {
-    let mini = env.c.mini(test)?;
-    let config = hbclient::Config::builder()
-        .bootstrap(&mini.master_addr().to_string())
-        .pause(Duration::from_millis(10))
-        .rpc_timeout(rpc_timeout)
-        .operation_timeout(operation_timeout)
-        .retries(3)
-        .build();
+    env.c.mini(test)?;
+    // The suite's environment too (TLS when the suite runs against a TLS-only mini-hbase).
+    let config = env.c.config_with(|b| {
+        b.pause(Duration::from_millis(10))
+            .rpc_timeout(rpc_timeout)
+            .operation_timeout(operation_timeout)
+            .retries(3)
+    });
     Some(blocking::Connection::connect(config).unwrap())
 }
 

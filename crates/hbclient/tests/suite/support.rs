@@ -191,6 +191,17 @@ impl TestCluster {
         &self,
         tune: impl FnOnce(hbclient::ConfigBuilder) -> hbclient::ConfigBuilder,
     ) -> Connection {
+        Connection::connect(self.config_with(tune))
+            .await
+            .expect("connect")
+    }
+
+    /// The configuration of [`TestCluster::connect_with`]: this cluster, the environment's
+    /// settings (TLS, a configuration directory) and the test's changes.
+    pub(crate) fn config_with(
+        &self,
+        tune: impl FnOnce(hbclient::ConfigBuilder) -> hbclient::ConfigBuilder,
+    ) -> hbclient::Config {
         let builder = match self.config.discovery() {
             hbclient::Discovery::ZooKeeper { quorum, .. } => {
                 self.base.clone().zookeeper(&quorum.join(","))
@@ -204,9 +215,7 @@ impl TestCluster {
             .rpc_timeout(Duration::from_secs(10))
             .operation_timeout(Duration::from_secs(30))
             .retries(20);
-        Connection::connect(tune(builder).build())
-            .await
-            .expect("connect")
+        tune(builder).build()
     }
 
     /// A connection URI for this cluster (`hbase+zk://` or `hbase+rpc://`, no query).
