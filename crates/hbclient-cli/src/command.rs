@@ -6,8 +6,8 @@ use std::fmt;
 
 use hbclient::FamilyDescriptor;
 
-use crate::escape::from_string_binary;
 use crate::syntax::Value;
+use hbclient_proto::binary_text::from_string_binary;
 
 /// A command the user got wrong (unknown name, missing or ill-typed argument, unknown option).
 #[derive(Debug, Clone, PartialEq, Eq)]

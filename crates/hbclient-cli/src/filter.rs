@@ -8,7 +8,7 @@
 use bytes::Bytes;
 use hbclient::{CompareOp, Filter};
 
-use crate::escape::from_string_binary;
+use hbclient_proto::binary_text::from_string_binary;
 
 /// Parses a filter string.
 pub(crate) fn parse_filter(text: &str) -> Result<Filter, String> {

@@ -3,7 +3,6 @@
 //! history and completion) or read from standard input. See `hbclient help`.
 
 mod command;
-mod escape;
 mod exec;
 mod filter;
 mod interactive;

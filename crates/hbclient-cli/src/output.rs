@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use clap::ValueEnum;
 use serde_json::{Map, Value as Json};
 
-use crate::escape::to_string_binary;
+use hbclient_proto::binary_text::to_string_binary;
 
 /// Output format (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

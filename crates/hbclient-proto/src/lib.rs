@@ -4,6 +4,7 @@
 //! Nothing here does I/O: every function takes or returns bytes, so it is easy to test with golden
 //! bytes and to fuzz.
 
+pub mod binary_text;
 pub mod cell;
 pub mod error;
 pub mod exceptions;

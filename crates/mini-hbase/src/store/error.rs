@@ -1,8 +1,7 @@
 //! Errors a region's store reports, and the HBase exception class each one maps to.
 
-use std::fmt::Write as _;
-
 use bytes::Bytes;
+use hbclient_proto::binary_text::to_string_binary;
 use hbclient_proto::cell::CellType;
 use thiserror::Error;
 
@@ -47,19 +46,6 @@ impl StoreError {
             StoreError::NotALong { .. } | StoreError::InvalidCellType { .. } => DO_NOT_RETRY,
         }
     }
-}
-
-/// Renders bytes like HBase's `Bytes.toStringBinary`: printable ASCII as is, the rest as `\xNN`.
-pub(crate) fn to_string_binary(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len());
-    for &b in bytes {
-        if (b' '..=b'~').contains(&b) && b != b'\\' {
-            out.push(b as char);
-        } else {
-            let _ = write!(out, "\\x{b:02X}");
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -1,12 +1,12 @@
-//! Binary-safe text for row keys, qualifiers and values: Java's `Bytes.toStringBinary` on the
-//! way out (what the HBase shell prints, so output can be compared and pasted back) and its
-//! inverse, `Bytes.toBytesBinary`, on the way in (`\x00` escapes).
+//! HBase's text form of bytes: Java's `Bytes.toStringBinary` (what the HBase shell prints and
+//! HBase's exception messages use, so output can be compared and pasted back) and its inverse,
+//! `Bytes.toBytesBinary` (`\x00` escapes).
 
 use std::fmt::Write;
 
 /// `Bytes.toStringBinary`: printable ASCII (space to `~`) except the backslash stays as it is;
 /// every other byte, the backslash included, becomes `\xNN` (upper-case hex).
-pub(crate) fn to_string_binary(bytes: &[u8]) -> String {
+pub fn to_string_binary(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for &b in bytes {
         if (b' '..=b'~').contains(&b) && b != b'\\' {
@@ -20,7 +20,7 @@ pub(crate) fn to_string_binary(bytes: &[u8]) -> String {
 
 /// `Bytes.toBytesBinary`: `\xNN` (either case) becomes that byte; every other byte is kept,
 /// including a backslash not followed by `x` and two hex digits (as Java keeps it).
-pub(crate) fn from_string_binary(text: impl AsRef<[u8]>) -> Vec<u8> {
+pub fn from_string_binary(text: impl AsRef<[u8]>) -> Vec<u8> {
     let bytes = text.as_ref();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
