@@ -24,6 +24,14 @@ async fn setup(
     (conn, t, name)
 }
 
+/// [`setup`] with HBase configuration keys set on the test connection.
+async fn setup_with_keys(
+    c: &TestCluster,
+    keys: &[(&str, &str)],
+) -> (hbclient::Connection, hbclient::AsyncTable, String) {
+    setup(c, |b| b.set_all(keys.iter().copied()).unwrap()).await
+}
+
 async fn get_value(t: &hbclient::AsyncTable, row: &str) -> Vec<u8> {
     value(&t.get(Get::new(row.to_string())).await.unwrap(), "f", "q").unwrap_or_default()
 }
@@ -524,17 +532,17 @@ async fn system_tables_have_their_own_timeouts() {
     let Some(mini) = c.mini("system_tables_have_their_own_timeouts") else {
         return;
     };
-    let (conn, t, _) = setup(&c, |b| {
-        b.set_all([
+    let (conn, t, _) = setup_with_keys(
+        &c,
+        &[
             ("hbase.rpc.timeout", "10000"),
             ("hbase.client.operation.timeout", "1500"),
             ("hbase.client.meta.operation.timeout", "300"),
             ("hbase.client.scanner.timeout.period", "1500"),
             ("hbase.client.meta.scanner.timeout.period", "300"),
             ("hbclient.rpc.max.consecutive.timeouts", "0"),
-        ])
-        .unwrap()
-    })
+        ],
+    )
     .await;
     let meta = conn.table("hbase:meta").unwrap();
     // Both tables are located already (setup's writes; hbase:meta through the registry), so
@@ -641,15 +649,15 @@ async fn scanner_timeout_bounds_each_step_of_a_scan() {
     let Some(mini) = c.mini("scanner_timeout_bounds_each_step_of_a_scan") else {
         return;
     };
-    let (_conn, t, _) = setup(&c, |b| {
-        b.set_all([
+    let (_conn, t, _) = setup_with_keys(
+        &c,
+        &[
             ("hbase.rpc.timeout", "10000"),
             ("hbase.client.operation.timeout", "20000"),
             ("hbase.client.scanner.timeout.period", "600"),
             ("hbclient.rpc.max.consecutive.timeouts", "0"),
-        ])
-        .unwrap()
-    })
+        ],
+    )
     .await;
     // Both regions are located by `setup`'s writes, so every Scan call below is the scan's own
     // (a scanner's later calls name no region, so the rules match the method alone).
