@@ -104,12 +104,7 @@ where
 {
     let (outcome, spent) =
         crate::spent::tally(retry_loop(policy, deadline, on_retry, attempt)).await;
-    // A timeout says where the time went (locating, connecting, queued, on the server, backing
-    // off), so a caller can tell a slow server from a lookup storm or its own backlog.
-    outcome.map_err(|e| match e.kind() {
-        ErrorKind::Timeout => e.with_context("spent", spent.summary()),
-        _ => e,
-    })
+    outcome.map_err(|e| spent.explain(e))
 }
 
 async fn retry_loop<T, F, Fut>(

@@ -51,6 +51,15 @@ impl Spent {
         self.nanos[i].fetch_add(nanos, Ordering::Relaxed);
     }
 
+    /// `e` with the operation's `spent` context when it is a timeout (so a caller can tell a
+    /// slow server from a lookup storm or its own backlog); other errors as they are.
+    pub(crate) fn explain(&self, e: crate::error::Error) -> crate::error::Error {
+        match e.kind() {
+            crate::error::ErrorKind::Timeout => e.with_context("spent", self.summary()),
+            _ => e,
+        }
+    }
+
     /// `locating 0.20 s, waiting for the server 4.81 s (last: host:16020), backing off 0.30 s`:
     /// the phases that took at least a millisecond, in order.
     pub(crate) fn summary(&self) -> String {

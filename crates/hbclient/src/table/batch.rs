@@ -11,7 +11,7 @@ use hbclient_proto::pb;
 use tracing::Instrument;
 
 use crate::codec::result_cells;
-use crate::error::{Error, ErrorKind, RemoteError, Result};
+use crate::error::{Error, RemoteError, Result};
 use crate::locate::RegionLocation;
 use crate::request::CallMeta;
 use crate::retry::{pause_time, Deadline};
@@ -183,16 +183,9 @@ impl AsyncTable {
         deadline: crate::retry::Deadline,
     ) -> Vec<Result<BatchOutcome>> {
         let (results, spent) = crate::spent::tally(self.batch_rounds(actions, deadline)).await;
-        let mut summary = None;
         results
             .into_iter()
-            .map(|r| match r {
-                Err(e) if e.kind() == ErrorKind::Timeout => {
-                    let summary = summary.get_or_insert_with(|| spent.summary());
-                    Err(e.with_context("spent", summary.clone()))
-                }
-                other => other,
-            })
+            .map(|r| r.map_err(|e| spent.explain(e)))
             .collect()
     }
 
