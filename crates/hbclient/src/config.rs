@@ -83,6 +83,16 @@ pub struct Config {
     pub(crate) write_buffer: usize,
     pub(crate) write_buffer_periodic_flush: Option<Duration>,
     pub(crate) write_buffer_max_in_flight: usize,
+    /// `hbase.client.write.buffer.maxmutations`: a `BufferedMutator` also flushes at this many
+    /// buffered mutations (None: bytes alone decide, HBase's default).
+    pub(crate) write_buffer_max_mutations: Option<usize>,
+    /// `hbase.client.max.perrequest.rows`: most actions in one Multi RPC.
+    pub(crate) max_request_rows: usize,
+    /// `hbase.client.max.perrequest.heapsize`: most mutation bytes in one Multi RPC (our bytes
+    /// are wire bytes, not Java heap estimates).
+    pub(crate) max_request_bytes: usize,
+    /// `hbase.client.max.perserver.tasks`: Multi RPCs of one batch in flight to one server.
+    pub(crate) max_server_tasks: usize,
     pub(crate) keyvalue_maxsize: usize,
     pub(crate) tls: TlsSettings,
     pub(crate) auth: AuthSettings,
@@ -155,6 +165,10 @@ impl Default for Config {
             write_buffer: 2 * 1024 * 1024,
             write_buffer_periodic_flush: None,
             write_buffer_max_in_flight: 8 * 2 * 1024 * 1024,
+            write_buffer_max_mutations: None,
+            max_request_rows: 2048,
+            max_request_bytes: 4 * 1024 * 1024,
+            max_server_tasks: 2,
             keyvalue_maxsize: 10 * 1024 * 1024,
             tls: TlsSettings::default(),
             auth: AuthSettings::default(),
@@ -281,6 +295,35 @@ impl Config {
         self.write_buffer
     }
 
+    /// `hbase.client.write.buffer.maxmutations`: a `BufferedMutator` flushes once this many
+    /// mutations are buffered, whatever their bytes (`None`, HBase's default: bytes alone).
+    pub fn write_buffer_max_mutations(&self) -> Option<usize> {
+        self.write_buffer_max_mutations
+    }
+
+    /// `hbase.client.max.perrequest.rows` (2048): a batch sends at most this many actions in one
+    /// Multi RPC; larger batches go to a server as several Multis. With
+    /// `hbase.client.max.perrequest.heapsize` (4 MiB of mutation wire bytes, see
+    /// [`Config::max_request_bytes`]) it keeps each request under the server's limits (a server
+    /// with `hbase.rpc.rows.size.threshold.reject` rejects Multis above
+    /// `hbase.rpc.rows.warning.threshold` rows, 5000 by default).
+    pub fn max_request_rows(&self) -> usize {
+        self.max_request_rows
+    }
+
+    /// `hbase.client.max.perrequest.heapsize` (4 MiB): most mutation bytes in one Multi RPC.
+    /// Java counts estimated heap bytes; hbclient counts the bytes the mutations take on the
+    /// wire, the quantity the server actually has to read.
+    pub fn max_request_bytes(&self) -> usize {
+        self.max_request_bytes
+    }
+
+    /// `hbase.client.max.perserver.tasks` (2): Multi RPCs of one batch in flight to one server
+    /// at a time; a batch's servers are still all written at once.
+    pub fn max_server_tasks(&self) -> usize {
+        self.max_server_tasks
+    }
+
     /// `hbase.client.keyvalue.maxsize` (0: no limit).
     pub fn keyvalue_maxsize(&self) -> usize {
         self.keyvalue_maxsize
@@ -374,6 +417,18 @@ fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
         .map_err(|_| Error::invalid(format!("{key}: {value:?} is not a valid number")))
 }
 
+/// A count that must be at least 1 (Java's client rejects 0 and negative values for these keys).
+fn positive(key: &str, value: &str) -> Result<usize> {
+    match number::<i64>(key, value)? {
+        n if n >= 1 => {
+            usize::try_from(n).map_err(|_| Error::invalid(format!("{key}: {value:?} is too large")))
+        }
+        _ => Err(Error::invalid(format!(
+            "{key}: {value:?} must be at least 1"
+        ))),
+    }
+}
+
 /// A byte size as Hadoop's `Configuration.getLongBytes` reads it: a plain number, or one with a
 /// binary unit `k`, `m`, `g`, `t`, `p` (case-insensitive, optionally followed by `b`): `2MB`,
 /// `64k`, `1g`.
@@ -424,6 +479,9 @@ impl ConfigBuilder {
     /// `hbase.client.scanner.timeout.period` and `hbase.client.meta.scanner.timeout.period` (see
     /// [`Config::scanner_timeout`]), `hbase.client.write.buffer`,
     /// `hbase.client.write.buffer.periodicflush.timeout.ms`, `hbase.client.write.buffer.maxinflight`,
+    /// `hbase.client.write.buffer.maxmutations` (see [`Config::write_buffer_max_mutations`]),
+    /// `hbase.client.max.perrequest.rows`, `hbase.client.max.perrequest.heapsize` and
+    /// `hbase.client.max.perserver.tasks` (see [`Config::max_request_rows`]),
     /// `hbase.client.keyvalue.maxsize`, `hbase.client.user` (the user name sent to the server),
     /// `hbase.ipc.client.socket.timeout.read` and `.write` (see [`ConfigBuilder::socket_timeouts`]),
     /// `hbclient.rpc.max.consecutive.timeouts`, `hbclient.rpc.connection.max.inflight.bytes` and
@@ -431,6 +489,7 @@ impl ConfigBuilder {
     /// `hbclient.metrics.per.server` (with the `metrics` feature: RPC series per server).
     ///
     /// Byte sizes (`hbase.client.write.buffer`, `hbase.client.write.buffer.maxinflight`,
+    /// `hbase.client.max.perrequest.heapsize`,
     /// `hbase.client.scanner.max.result.size`, `hbase.client.keyvalue.maxsize` and the two
     /// in-flight limits) take Hadoop's units too: `2MB`, `64k`, `1g`. Every rejection is an
     /// [`ErrorKind::InvalidArgument`](crate::ErrorKind) whose message names the key and says why.
@@ -559,6 +618,20 @@ impl ConfigBuilder {
             }
             "hbase.client.write.buffer.maxinflight" => {
                 c.write_buffer_max_in_flight = bytes_size(key, value)?
+            }
+            "hbase.client.write.buffer.maxmutations" => {
+                // Java's default is -1; 0 and below mean no count limit.
+                let n: i64 = number(key, value)?;
+                c.write_buffer_max_mutations = usize::try_from(n).ok().filter(|&n| n > 0);
+            }
+            "hbase.client.max.perrequest.rows" => {
+                c.max_request_rows = positive(key, value)?;
+            }
+            "hbase.client.max.perrequest.heapsize" => {
+                c.max_request_bytes = bytes_size::<usize>(key, value)?.max(1);
+            }
+            "hbase.client.max.perserver.tasks" => {
+                c.max_server_tasks = positive(key, value)?;
             }
             "hbase.client.keyvalue.maxsize" => {
                 c.keyvalue_maxsize = max_cell_size(key, value)?;
@@ -989,6 +1062,45 @@ mod tests {
         assert_eq!(c.meta_scanner_timeout(), Duration::from_millis(400));
         assert_eq!(c.meta_read_rpc_timeout(), Duration::from_millis(200));
         assert_eq!(c.read_rpc_timeout(), Duration::from_secs(60));
+    }
+
+    #[test]
+    fn batch_request_limits_default_to_javas_and_reject_nonsense() {
+        let c = Config::default();
+        assert_eq!(c.max_request_rows(), 2048);
+        assert_eq!(c.max_request_bytes(), 4 << 20);
+        assert_eq!(c.max_server_tasks(), 2);
+        assert_eq!(c.write_buffer_max_mutations(), None);
+        let c = Config::builder()
+            .set_all([
+                ("hbase.client.max.perrequest.rows", "100"),
+                ("hbase.client.max.perrequest.heapsize", "1m"),
+                ("hbase.client.max.perserver.tasks", "5"),
+                ("hbase.client.write.buffer.maxmutations", "500"),
+            ])
+            .unwrap()
+            .build();
+        assert_eq!(c.max_request_rows(), 100);
+        assert_eq!(c.max_request_bytes(), 1 << 20);
+        assert_eq!(c.max_server_tasks(), 5);
+        assert_eq!(c.write_buffer_max_mutations(), Some(500));
+        let c = Config::builder()
+            .set("hbase.client.write.buffer.maxmutations", "-1")
+            .unwrap()
+            .build();
+        assert_eq!(c.write_buffer_max_mutations(), None);
+        for key in [
+            "hbase.client.max.perrequest.rows",
+            "hbase.client.max.perserver.tasks",
+        ] {
+            for bad in ["0", "-3", "many"] {
+                let e = Config::builder().set(key, bad).unwrap_err();
+                assert!(
+                    e.message().contains(key) && e.message().contains(bad),
+                    "{e}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub type ErrorListener = Arc<dyn Fn(&Mutation, &Error) + Send + Sync>;
 #[derive(Clone)]
 pub struct MutatorOptions {
     write_buffer: usize,
+    max_mutations: Option<usize>,
     periodic_flush: Option<Duration>,
     max_in_flight: usize,
     listener: Option<ErrorListener>,
@@ -43,6 +44,7 @@ impl fmt::Debug for MutatorOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MutatorOptions")
             .field("write_buffer", &self.write_buffer)
+            .field("max_mutations", &self.max_mutations)
             .field("periodic_flush", &self.periodic_flush)
             .field("max_in_flight", &self.max_in_flight)
             .field("listener", &self.listener.is_some())
@@ -52,11 +54,13 @@ impl fmt::Debug for MutatorOptions {
 
 impl MutatorOptions {
     /// The settings a configuration gives: `hbase.client.write.buffer`,
+    /// `hbase.client.write.buffer.maxmutations`,
     /// `hbase.client.write.buffer.periodicflush.timeout.ms` and
     /// `hbase.client.write.buffer.maxinflight`; no listener.
     pub fn from_config(config: &Config) -> MutatorOptions {
         MutatorOptions {
             write_buffer: config.write_buffer,
+            max_mutations: config.write_buffer_max_mutations,
             periodic_flush: config.write_buffer_periodic_flush,
             max_in_flight: config.write_buffer_max_in_flight,
             listener: None,
@@ -67,6 +71,14 @@ impl MutatorOptions {
     /// `max_in_flight` act as `max_in_flight`.
     pub fn write_buffer(mut self, bytes: usize) -> MutatorOptions {
         self.write_buffer = bytes;
+        self
+    }
+
+    /// Flush also once this many mutations are buffered, whatever their bytes (`None`: bytes
+    /// alone decide; `Some(0)` acts as `None`). Java's `setMaxMutations`: small rows then go out
+    /// in batches of a known count instead of thousands at a time.
+    pub fn max_mutations(mut self, count: Option<usize>) -> MutatorOptions {
+        self.max_mutations = count.filter(|&n| n > 0);
         self
     }
 
@@ -96,6 +108,11 @@ impl MutatorOptions {
     /// The flush threshold in bytes.
     pub fn get_write_buffer(&self) -> usize {
         self.write_buffer
+    }
+
+    /// The flush threshold in mutations, if any.
+    pub fn get_max_mutations(&self) -> Option<usize> {
+        self.max_mutations
     }
 
     /// The periodic flush interval.
@@ -266,16 +283,13 @@ struct Counters {
     peak_held: AtomicU64,
 }
 
-/// One buffered mutation with the permits it holds.
-struct Entry {
-    mutation: Mutation,
-    permits: u32,
-}
-
 #[derive(Default)]
 struct State {
-    buffer: Vec<Entry>,
+    /// Buffered mutations, kept as batch actions so a flush sends them without copying.
+    buffer: Vec<Action>,
     buffer_bytes: usize,
+    /// Permits the buffered mutations hold (their bytes, each clamped to the cap).
+    buffer_permits: usize,
     /// When the oldest buffered mutation was accepted.
     oldest: Option<Instant>,
     closed: bool,
@@ -289,6 +303,8 @@ struct State {
 struct Shared {
     table: AsyncTable,
     threshold: usize,
+    /// Flush at this many buffered mutations too (`hbase.client.write.buffer.maxmutations`).
+    max_mutations: Option<usize>,
     cap: usize,
     periodic: Option<Duration>,
     listener: Option<ErrorListener>,
@@ -337,6 +353,7 @@ impl Shared {
         }
         let batch = std::mem::take(&mut state.buffer);
         let bytes = std::mem::take(&mut state.buffer_bytes);
+        let permits = std::mem::take(&mut state.buffer_permits);
         state.oldest = None;
         let seq = state.next_seq;
         state.next_seq += 1;
@@ -361,7 +378,7 @@ impl Shared {
         let completion = Completion {
             shared: self.clone(),
             seq,
-            permits: batch.iter().map(|e| e.permits as usize).sum(),
+            permits,
             bytes,
             batch,
             deadline: self.table.core().table_deadline(self.table.name()),
@@ -438,7 +455,7 @@ struct Completion {
     permits: usize,
     bytes: usize,
     /// The flush's mutations until their results are known.
-    batch: Vec<Entry>,
+    batch: Vec<Action>,
     /// One operation timeout from when the flush was cut: waiting for earlier flushes counts.
     deadline: Deadline,
 }
@@ -453,8 +470,9 @@ impl Drop for Completion {
             );
             let failures = std::mem::take(&mut self.batch)
                 .into_iter()
-                .map(|e| FailedMutation {
-                    mutation: e.mutation,
+                .filter_map(Action::into_mutation)
+                .map(|mutation| FailedMutation {
+                    mutation,
                     error: error.clone(),
                 })
                 .collect();
@@ -482,16 +500,13 @@ async fn send(mut completion: Completion) {
         }
         notified.await;
     }
-    let actions: Vec<Action> = completion
-        .batch
-        .iter()
-        .map(|e| Action::from(e.mutation.clone()))
-        .collect();
     let tally = Arc::new(RpcTally::default());
     let results = RPC_TALLY
         .scope(
             tally.clone(),
-            shared.table.batch_until(actions, completion.deadline),
+            shared
+                .table
+                .batch_until(&completion.batch, completion.deadline),
         )
         .await;
     let c = &shared.counters;
@@ -505,13 +520,11 @@ async fn send(mut completion: Completion) {
     let mut failures = Vec::new();
     let mut written = 0u64;
     let batch = std::mem::take(&mut completion.batch);
-    for (entry, result) in batch.into_iter().zip(results) {
-        match result {
-            Ok(_) => written += 1,
-            Err(error) => failures.push(FailedMutation {
-                mutation: entry.mutation,
-                error,
-            }),
+    for (action, result) in batch.into_iter().zip(results) {
+        match (result, action.into_mutation()) {
+            (Ok(_), _) => written += 1,
+            (Err(error), Some(mutation)) => failures.push(FailedMutation { mutation, error }),
+            (Err(_), None) => unreachable!("a BufferedMutator buffers only mutations"),
         }
     }
     c.written.fetch_add(written, Ordering::Relaxed);
@@ -593,7 +606,8 @@ impl Drop for Owner {
 ///
 /// Plain writes ([`AsyncTable::put`] and friends) go straight to the server, one RPC each, and
 /// are acknowledged only once applied. A `BufferedMutator` instead collects mutations and sends
-/// them in batches: one `Multi` RPC per region server per flush, all servers at once.
+/// them in batches: one `Multi` RPC per region server per flush (more when a server's share is
+/// over `hbase.client.max.perrequest.rows` or `.heapsize`), all servers at once.
 ///
 /// **What the buffer counts.** The buffer's size is the number of bytes the mutations take *on
 /// the wire* ([`Mutation::encoded_len`]: their cells as the cellblock carries them plus the
@@ -603,7 +617,8 @@ impl Drop for Owner {
 /// justified).
 ///
 /// **When it flushes.** When the buffered bytes reach the write buffer size
-/// (`hbase.client.write.buffer`, 2 MiB by default); when the oldest buffered mutation is older
+/// (`hbase.client.write.buffer`, 2 MiB by default) or, when set, the buffered mutations reach a
+/// count (`hbase.client.write.buffer.maxmutations`, [`MutatorOptions::max_mutations`]); when the oldest buffered mutation is older
 /// than the periodic flush interval (`hbase.client.write.buffer.periodicflush.timeout.ms`, off
 /// by default); on [`BufferedMutator::flush`]; and on [`BufferedMutator::close`] or when the
 /// last clone is dropped. Flushes are sent one after another in the order they were started (each
@@ -673,6 +688,7 @@ impl BufferedMutator {
         let shared = Shared {
             table,
             threshold: options.write_buffer.clamp(1, cap),
+            max_mutations: options.max_mutations,
             cap,
             periodic: options.periodic_flush,
             listener: options.listener,
@@ -752,18 +768,18 @@ impl BufferedMutator {
             sh.permits.add_permits(want as usize);
             return Err(closed_error());
         }
-        state.buffer.push(Entry {
-            mutation,
-            permits: want,
-        });
+        state.buffer.push(Action::from(mutation));
         state.buffer_bytes += size;
+        state.buffer_permits += want as usize;
         state.oldest.get_or_insert_with(Instant::now);
         let c = &sh.counters;
         c.buffered.fetch_add(1, Ordering::Relaxed);
         c.buffered_bytes.fetch_add(size as u64, Ordering::Relaxed);
         let held = c.held.fetch_add(size as u64, Ordering::Relaxed) + size as u64;
         c.peak_held.fetch_max(held, Ordering::Relaxed);
-        if state.buffer_bytes >= sh.threshold {
+        let full = state.buffer_bytes >= sh.threshold
+            || sh.max_mutations.is_some_and(|n| state.buffer.len() >= n);
+        if full {
             sh.flush_buffer(&mut state, Reason::Size);
         } else if sh.waiting.load(Ordering::Acquire) > 0 {
             // A waiter may have found nothing to flush while these bytes were on their way

@@ -1,13 +1,15 @@
 //! Batches: actions grouped by region and by server, one `Multi` RPC per server, all servers at
 //! once; per-action results; only the actions that failed retriably are relocated and retried.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use futures::future::join_all;
+use futures::stream::{self, StreamExt};
 use hbclient_proto::cell::CellBlockReader;
 use hbclient_proto::pb;
+use hbclient_proto::pb::mutation_proto::MutationType;
 use tracing::Instrument;
 
 use crate::codec::result_cells;
@@ -16,7 +18,8 @@ use crate::locate::RegionLocation;
 use crate::request::CallMeta;
 use crate::retry::{pause_time, Deadline};
 use crate::rpc::Service;
-use crate::table::ops::{Append, Delete, Get, Increment, Mutation, Put};
+use crate::shared::Core;
+use crate::table::ops::{Append, Delete, Get, Increment, Mutation, MutationCore, Put};
 use crate::table::{AsyncTable, RowResult};
 
 /// One action of a batch.
@@ -56,14 +59,36 @@ impl Action {
         }
     }
 
-    fn mutation(&self) -> Option<Mutation> {
+    /// The written part of a mutation, borrowed (`None` for a get): batches encode it straight
+    /// from the caller's action, never from a copy.
+    fn write(&self) -> Option<(&MutationCore, MutationType)> {
         Some(match self {
             Action::Get(_) => return None,
-            Action::Put(p) => Mutation::Put(p.clone()),
-            Action::Delete(d) => Mutation::Delete(d.clone()),
-            Action::Increment(i) => Mutation::Increment(i.clone()),
-            Action::Append(a) => Mutation::Append(a.clone()),
+            Action::Put(p) => (&p.core, MutationType::Put),
+            Action::Delete(d) => (&d.core, MutationType::Delete),
+            Action::Increment(i) => (&i.core, MutationType::Increment),
+            Action::Append(a) => (&a.core, MutationType::Append),
         })
+    }
+
+    /// The action as a mutation (`None` for a get), for reporting a failed buffered write.
+    pub(crate) fn into_mutation(self) -> Option<Mutation> {
+        Some(match self {
+            Action::Get(_) => return None,
+            Action::Put(p) => Mutation::Put(p),
+            Action::Delete(d) => Mutation::Delete(d),
+            Action::Increment(i) => Mutation::Increment(i),
+            Action::Append(a) => Mutation::Append(a),
+        })
+    }
+
+    /// Client-side checks, as the single operations make them.
+    fn validate(&self, max_cell: usize) -> Result<()> {
+        match (self, self.write()) {
+            (Action::Get(g), _) => g.validate(),
+            (_, Some((core, kind))) => core.validate(kind != MutationType::Delete, max_cell),
+            (_, None) => Ok(()),
+        }
     }
 }
 
@@ -128,30 +153,48 @@ fn parse_moved_to(message: &str) -> Option<String> {
     Some(format!("{host}:{port}"))
 }
 
-/// An action waiting to be (re)sent.
+/// An accepted action: its place in the caller's batch and what every send of it needs.
 struct Prepared {
+    /// Where the action is in the caller's batch (and in the results).
     index: usize,
-    action: Action,
-    mutation: Option<Mutation>,
+    /// Increments and appends keep one nonce across retries, so the server applies them once.
     nonce: Option<u64>,
+    /// Wire bytes, for sizing Multis (computed once).
+    size: usize,
 }
 
-/// Actions for one server, by region.
+/// What a get counts for when a Multi is sized (its request is small and has no cells).
+const GET_SIZE: usize = 64;
+
+/// Actions for one server, by region, as positions in the prepared list.
 type ServerWork = Vec<(Arc<RegionLocation>, Vec<usize>)>;
 
+/// What the pieces of one batch round share while they are sent.
+struct Round<'a> {
+    core: &'a Core,
+    actions: &'a [Action],
+    prepared: &'a [Prepared],
+    deadline: Deadline,
+}
+
 impl AsyncTable {
-    /// Runs a batch of gets and mutations: grouped by region and server into one `Multi` per
-    /// server, sent concurrently. Returns one result per action, in input order. Actions that
-    /// fail retriably (moved regions, busy servers, lost connections) are relocated and retried
+    /// Runs a batch of gets and mutations: grouped by region and server into `Multi` RPCs, all
+    /// servers at once. Returns one result per action, in input order. Actions that fail
+    /// retriably (moved regions, busy servers, lost connections) are relocated and retried
     /// until they succeed or the operation deadline or retry budget is spent; each failure is
     /// reported with its own action's result.
+    ///
+    /// A server's share goes out as Multis of at most `hbase.client.max.perrequest.rows`
+    /// actions and `hbase.client.max.perrequest.heapsize` mutation bytes, at most
+    /// `hbase.client.max.perserver.tasks` of them in flight to that server at once; the actions
+    /// of one region are sent in batch order, one Multi after another.
     pub async fn batch(&self, actions: Vec<Action>) -> Vec<Result<BatchOutcome>> {
         let span = crate::telemetry::operation_span(self.name(), "BATCH");
         span.record("db.operation.batch.size", actions.len());
         #[cfg(feature = "metrics")]
         let started = std::time::Instant::now();
         let outcomes = self
-            .batch_until(actions, self.core().table_deadline(self.name()))
+            .batch_until(&actions, self.core().table_deadline(self.name()))
             .instrument(span.clone())
             .await;
         // The operation failed as a whole only if every action failed (OpenTelemetry's rule for
@@ -173,13 +216,14 @@ impl AsyncTable {
         outcomes
     }
 
-    /// [`AsyncTable::batch`] within a deadline set by the caller (a `BufferedMutator` flush
-    /// starts its clock when it is cut, not when earlier flushes let it go). An action that
-    /// timed out says where the batch's time went (`spent` context, as single operations do;
-    /// calls to different servers run side by side, so their times add up past the elapsed time).
+    /// [`AsyncTable::batch`] over borrowed actions within a deadline set by the caller (a
+    /// `BufferedMutator` flush starts its clock when it is cut, not when earlier flushes let it
+    /// go, and keeps its mutations to report failures). An action that timed out says where the
+    /// batch's time went (`spent` context, as single operations do; calls to different servers
+    /// run side by side, so their times add up past the elapsed time).
     pub(crate) async fn batch_until(
         &self,
-        actions: Vec<Action>,
+        actions: &[Action],
         deadline: crate::retry::Deadline,
     ) -> Vec<Result<BatchOutcome>> {
         let (results, spent) = crate::spent::tally(self.batch_rounds(actions, deadline)).await;
@@ -192,7 +236,7 @@ impl AsyncTable {
     /// The rounds of a batch: locate, send per server, retry what failed retriably.
     async fn batch_rounds(
         &self,
-        actions: Vec<Action>,
+        actions: &[Action],
         deadline: crate::retry::Deadline,
     ) -> Vec<Result<BatchOutcome>> {
         let core = self.core().clone();
@@ -203,110 +247,91 @@ impl AsyncTable {
         }
         let max_cell = core.config.keyvalue_maxsize;
         let mut prepared: Vec<Prepared> = Vec::with_capacity(actions.len());
-        for (index, action) in actions.into_iter().enumerate() {
-            let mutation = action.mutation();
-            let check = match (&action, &mutation) {
-                (Action::Get(g), _) => g.validate(),
-                (_, Some(m)) => m.validate(max_cell),
-                _ => Ok(()),
-            };
-            if let Err(e) = check {
+        for (index, action) in actions.iter().enumerate() {
+            if let Err(e) = action.validate(max_cell) {
                 results[index] = Some(Err(e));
                 continue;
             }
-            let nonce = mutation
-                .as_ref()
-                .filter(|m| m.needs_nonce())
+            let write = action.write();
+            let nonce = write
+                .filter(|(_, kind)| matches!(kind, MutationType::Increment | MutationType::Append))
                 .map(|_| core.new_nonce());
-            prepared.push(Prepared {
-                index,
-                action,
-                mutation,
-                nonce,
-            });
+            let size = write.map_or(GET_SIZE, |(c, kind)| c.encoded_len(kind));
+            prepared.push(Prepared { index, nonce, size });
         }
-        let by_index: HashMap<usize, usize> = prepared
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.index, i))
-            .collect();
-        let mut pending: Vec<usize> = prepared.iter().map(|p| p.index).collect();
+        // Positions in `prepared` still to be sent.
+        let mut pending: Vec<usize> = (0..prepared.len()).collect();
         let mut tries = 0u32;
         while !pending.is_empty() {
             let mut retry: Vec<(usize, Error)> = Vec::new();
-            let mut groups: HashMap<String, ServerWork> = HashMap::new();
-            // Where each region's list is in its server's work (no search per action).
+            // By region first (consecutive actions of one region skip the map), then by server.
+            let mut regions: Vec<(Arc<RegionLocation>, Vec<usize>)> = Vec::new();
             let mut slots: HashMap<Bytes, usize> = HashMap::new();
-            for &index in &pending {
-                let p = &prepared[by_index[&index]];
-                match core.locate(self.name(), p.action.row(), deadline).await {
+            for &pos in &pending {
+                let row = actions[prepared[pos].index].row();
+                match core.locate(self.name(), row, deadline).await {
                     Ok(loc) => {
-                        let work = groups.entry(loc.server.clone()).or_default();
+                        if let Some((last, list)) = regions.last_mut() {
+                            if last.name == loc.name && last.server == loc.server {
+                                list.push(pos);
+                                continue;
+                            }
+                        }
                         match slots.get(&loc.name) {
-                            Some(&slot)
-                                if work.get(slot).is_some_and(|(l, _)| l.name == loc.name) =>
-                            {
-                                work[slot].1.push(index)
+                            Some(&slot) if regions[slot].0.server == loc.server => {
+                                regions[slot].1.push(pos)
                             }
                             _ => {
-                                slots.insert(loc.name.clone(), work.len());
-                                work.push((loc, vec![index]));
+                                slots.insert(loc.name.clone(), regions.len());
+                                regions.push((loc, vec![pos]));
                             }
                         }
                     }
-                    Err(e) if e.is_retriable() => retry.push((index, e)),
-                    Err(e) => results[index] = Some(Err(e)),
+                    Err(e) if e.is_retriable() => retry.push((pos, e)),
+                    Err(e) => results[prepared[pos].index] = Some(Err(e)),
                 }
             }
-            // Servers in parallel; a server's pieces one after another, so the actions of one
-            // region are applied in batch order even when the batch needs several Multis.
-            let sends = groups.into_iter().map(|(server, work)| {
-                let core = core.clone();
-                let prepared = &prepared;
-                let by_index = &by_index;
-                async move {
-                    let mut outcomes = Vec::new();
-                    for piece in chunk_work(work, prepared, by_index) {
-                        // Java sends a server's Multi with the highest priority of its actions.
-                        let priority = piece
-                            .iter()
-                            .flat_map(|(_, indexes)| indexes)
-                            .filter_map(|i| prepared[by_index[i]].action.priority())
-                            .max();
-                        let meta = self.call_meta(priority);
-                        let outcome =
-                            send_multi(&core, &server, &meta, &piece, prepared, by_index, deadline)
-                                .await;
-                        outcomes.push((piece, outcome));
-                    }
-                    outcomes
-                }
-            });
+            let mut groups: HashMap<String, ServerWork> = HashMap::new();
+            for (loc, list) in regions {
+                groups
+                    .entry(loc.server.clone())
+                    .or_default()
+                    .push((loc, list));
+            }
+            let round = Round {
+                core: &core,
+                actions,
+                prepared: &prepared,
+                deadline,
+            };
+            let sends = groups
+                .into_iter()
+                .map(|(server, work)| self.send_to_server(&round, server, work));
             for (work, outcome) in join_all(sends).await.into_iter().flatten() {
                 match outcome {
                     Ok(per_action) => {
-                        for (index, result, loc) in per_action {
+                        for (pos, result, loc) in per_action {
                             match result {
                                 Ok(o) => {
                                     core.locator.confirm(&loc);
-                                    results[index] = Some(Ok(o))
+                                    results[prepared[pos].index] = Some(Ok(o))
                                 }
                                 Err(e) if e.is_retriable() => {
                                     core.locator.on_error(&loc, &e, &core.pool);
-                                    retry.push((index, e));
+                                    retry.push((pos, e));
                                 }
-                                Err(e) => results[index] = Some(Err(e)),
+                                Err(e) => results[prepared[pos].index] = Some(Err(e)),
                             }
                         }
                     }
                     Err(e) => {
-                        for (loc, indexes) in &work {
+                        for (loc, positions) in &work {
                             core.locator.on_error(loc, &e, &core.pool);
-                            for &index in indexes {
+                            for &pos in positions {
                                 if e.is_retriable() {
-                                    retry.push((index, e.clone()));
+                                    retry.push((pos, e.clone()));
                                 } else {
-                                    results[index] = Some(Err(e.clone()));
+                                    results[prepared[pos].index] = Some(Err(e.clone()));
                                 }
                             }
                         }
@@ -325,8 +350,8 @@ impl AsyncTable {
                 // Boxed: a master call, rare, and large for every batch to carry.
                 let disabled = Box::pin(core.disabled_error(self.name(), e, deadline)).await;
                 if let Some(disabled) = disabled {
-                    for (index, _) in retry {
-                        results[index] = Some(Err(disabled.clone()));
+                    for (pos, _) in retry {
+                        results[prepared[pos].index] = Some(Err(disabled.clone()));
                     }
                     break;
                 }
@@ -338,50 +363,79 @@ impl AsyncTable {
                 .max()
                 .unwrap_or_else(|| pause_time(core.config.pause, tries));
             if tries >= core.config.retries || pause >= deadline.remaining() {
-                for (index, e) in retry {
-                    results[index] = Some(Err(e.with_context("attempts", (tries + 1).to_string())));
+                for (pos, e) in retry {
+                    results[prepared[pos].index] =
+                        Some(Err(e.with_context("attempts", (tries + 1).to_string())));
                 }
                 break;
             }
             core.count_retry();
             crate::spent::measure(crate::spent::Phase::BackingOff, tokio::time::sleep(pause)).await;
             tries += 1;
-            pending = retry.into_iter().map(|(i, _)| i).collect();
+            pending = retry.into_iter().map(|(pos, _)| pos).collect();
         }
         results
             .into_iter()
             .map(|r| r.unwrap_or_else(|| Err(Error::protocol("batch action got no result"))))
             .collect()
     }
+
+    /// Sends one server's share of a round: Multi-sized pieces, at most
+    /// `hbase.client.max.perserver.tasks` in flight; pieces that continue a region wait for the
+    /// piece before them, so a region's actions reach the server in batch order.
+    async fn send_to_server(
+        &self,
+        round: &Round<'_>,
+        server: String,
+        work: ServerWork,
+    ) -> Vec<(ServerWork, Result<ActionOutcomes>)> {
+        let config = &round.core.config;
+        let pieces = chunk_work(
+            work,
+            round.prepared,
+            config.max_request_rows,
+            config.max_request_bytes,
+        );
+        let server = &server;
+        stream::iter(lanes(pieces))
+            .map(|lane| async move {
+                let mut outcomes = Vec::with_capacity(lane.len());
+                for piece in lane {
+                    // Java sends a server's Multi with the highest priority of its actions.
+                    let priority = piece
+                        .iter()
+                        .flat_map(|(_, positions)| positions)
+                        .filter_map(|&pos| round.actions[round.prepared[pos].index].priority())
+                        .max();
+                    let meta = self.call_meta(priority);
+                    let outcome = send_multi(round, server, &meta, &piece).await;
+                    outcomes.push((piece, outcome));
+                }
+                outcomes
+            })
+            .buffer_unordered(config.max_server_tasks.max(1))
+            .flat_map(stream::iter)
+            .collect()
+            .await
+    }
 }
 
-/// Most actions in one Multi (HBase's `hbase.client.max.perrequest.rows`, 2048); bigger batches
-/// become several Multis to the same server, sent one after another, so no frame grows without
-/// bound and no single call outlasts its timeout.
-const MAX_ACTIONS_PER_MULTI: usize = 2048;
-/// Most mutation bytes in one Multi. Above a default write buffer (2 MiB) with room to spare, so
-/// a BufferedMutator flush still goes out as one Multi per server.
-const MAX_BYTES_PER_MULTI: usize = 16 * 1024 * 1024;
-
-/// Splits one server's work into Multi-sized pieces, keeping each region's actions in order.
+/// Splits one server's work into pieces of at most `max_rows` actions and `max_bytes` mutation
+/// bytes (a single larger action goes alone), keeping each region's actions in order.
 fn chunk_work(
     work: ServerWork,
     prepared: &[Prepared],
-    by_index: &HashMap<usize, usize>,
+    max_rows: usize,
+    max_bytes: usize,
 ) -> Vec<ServerWork> {
     let mut chunks: Vec<ServerWork> = Vec::new();
     let mut current: ServerWork = Vec::new();
     let (mut actions, mut bytes) = (0usize, 0usize);
-    for (loc, indexes) in work {
+    for (loc, positions) in work {
         let mut part = Vec::new();
-        for index in indexes {
-            let size = prepared[by_index[&index]]
-                .mutation
-                .as_ref()
-                .map_or(64, |m| m.encoded_len());
-            if actions > 0
-                && (actions + 1 > MAX_ACTIONS_PER_MULTI || bytes + size > MAX_BYTES_PER_MULTI)
-            {
+        for pos in positions {
+            let size = prepared[pos].size;
+            if actions > 0 && (actions + 1 > max_rows || bytes + size > max_bytes) {
                 if !part.is_empty() {
                     current.push((loc.clone(), std::mem::take(&mut part)));
                 }
@@ -389,7 +443,7 @@ fn chunk_work(
                 actions = 0;
                 bytes = 0;
             }
-            part.push(index);
+            part.push(pos);
             actions += 1;
             bytes += size;
         }
@@ -403,45 +457,69 @@ fn chunk_work(
     chunks
 }
 
-/// Per-action outcomes of one Multi, with the location each action was sent to.
+/// Groups pieces into lanes that may run side by side: a piece whose first region is the one
+/// the piece before it ended with continues that region and joins its lane.
+fn lanes(pieces: Vec<ServerWork>) -> Vec<Vec<ServerWork>> {
+    let mut lanes: Vec<Vec<ServerWork>> = Vec::new();
+    for piece in pieces {
+        let continues = match (lanes.last().and_then(|l| l.last()), piece.first()) {
+            (Some(before), Some((first, _))) => before
+                .last()
+                .is_some_and(|(last, _)| last.name == first.name),
+            _ => false,
+        };
+        match lanes.last_mut() {
+            Some(lane) if continues => lane.push(piece),
+            _ => lanes.push(vec![piece]),
+        }
+    }
+    lanes
+}
+
+/// Per-action outcomes of one Multi (by position), with the location each action was sent to.
 type ActionOutcomes = Vec<(usize, Result<BatchOutcome>, Arc<RegionLocation>)>;
 
-/// Sends one Multi to `server` and maps its answer back to action indexes.
+/// Sends one Multi to `server` and maps its answer back to positions. Each action's request
+/// part is encoded straight from the caller's action; the pb `index` is its position.
 async fn send_multi(
-    core: &crate::shared::Core,
+    round: &Round<'_>,
     server: &str,
     meta: &CallMeta,
     work: &ServerWork,
-    prepared: &[Prepared],
-    by_index: &HashMap<usize, usize>,
-    deadline: Deadline,
 ) -> Result<ActionOutcomes> {
-    let mut cells = Vec::new();
+    let core = round.core;
+    let cell_bytes: usize = work
+        .iter()
+        .flat_map(|(_, positions)| positions)
+        .map(|&pos| round.prepared[pos].size)
+        .sum();
+    let mut cells = Vec::with_capacity(cell_bytes);
     let mut request = pb::MultiRequest {
         region_action: Vec::with_capacity(work.len()),
         nonce_group: None,
         condition: None,
     };
-    for (loc, indexes) in work {
-        let mut actions = Vec::with_capacity(indexes.len());
-        for &index in indexes {
-            let p = &prepared[by_index[&index]];
+    for (loc, positions) in work {
+        let mut actions = Vec::with_capacity(positions.len());
+        for &pos in positions {
+            let p = &round.prepared[pos];
             let mut action = pb::Action {
-                index: Some(index as u32),
+                index: Some(pos as u32),
                 mutation: None,
                 get: None,
                 service_call: None,
             };
-            match (&p.action, &p.mutation) {
-                (Action::Get(g), _) => action.get = Some(g.to_pb()),
-                (_, Some(m)) => {
-                    m.core().write_cells(&mut cells);
-                    action.mutation = Some(m.core().to_pb(m.kind(), p.nonce));
-                    if p.nonce.is_some() {
-                        request.nonce_group = Some(core.nonce_group);
+            match &round.actions[p.index] {
+                Action::Get(g) => action.get = Some(g.to_pb()),
+                other => {
+                    if let Some((core_part, kind)) = other.write() {
+                        core_part.write_cells(&mut cells);
+                        action.mutation = Some(core_part.to_pb(kind, p.nonce));
+                        if p.nonce.is_some() {
+                            request.nonce_group = Some(core.nonce_group);
+                        }
                     }
                 }
-                _ => {}
             }
             actions.push(action);
         }
@@ -452,7 +530,7 @@ async fn send_multi(
             condition: None,
         });
     }
-    let timeout = deadline.rpc_timeout(core.config.rpc_timeout)?;
+    let timeout = round.deadline.rpc_timeout(core.config.rpc_timeout)?;
     let frame = core
         .pool
         .call(
@@ -474,23 +552,18 @@ async fn send_multi(
         )));
     }
     let mut reader = CellBlockReader::new(frame.cellblock.clone());
-    let mut out = Vec::new();
-    for ((loc, indexes), region_result) in work.iter().zip(&response.region_action_result) {
+    let mut out = Vec::with_capacity(work.iter().map(|(_, p)| p.len()).sum());
+    for ((loc, positions), region_result) in work.iter().zip(&response.region_action_result) {
         if let Some(e) = &region_result.exception {
             let error = name_bytes_error(e);
-            for &index in indexes {
-                out.push((index, Err(error.clone()), loc.clone()));
+            for &pos in positions {
+                out.push((pos, Err(error.clone()), loc.clone()));
             }
             continue;
         }
-        // The region's actions not answered yet (a set: one lookup per result).
-        let mut unanswered: HashSet<usize> = indexes.iter().copied().collect();
-        for roe in &region_result.result_or_exception {
-            let Some(index) = roe
-                .index
-                .map(|i| i as usize)
-                .filter(|i| unanswered.remove(i))
-            else {
+        let mut answered = Answered::new(positions);
+        for (nth, roe) in region_result.result_or_exception.iter().enumerate() {
+            let Some(pos) = roe.index.and_then(|i| answered.take(nth, i as usize)) else {
                 return Err(Error::protocol(
                     "Multi result for an action that was not sent (or answered twice)",
                 ));
@@ -502,8 +575,7 @@ async fn send_multi(
                         Some(r) => result_cells(r, &mut reader)?,
                         None => Vec::new(),
                     };
-                    let p = &prepared[by_index[&index]];
-                    Ok(match &p.action {
+                    Ok(match &round.actions[round.prepared[pos].index] {
                         Action::Put(_) | Action::Delete(_) => BatchOutcome::Done,
                         Action::Get(_) if cells.is_empty() => {
                             BatchOutcome::Row(RowResult::default())
@@ -512,11 +584,11 @@ async fn send_multi(
                     })
                 }
             };
-            out.push((index, outcome, loc.clone()));
+            out.push((pos, outcome, loc.clone()));
         }
-        for index in indexes.iter().filter(|i| unanswered.contains(i)) {
+        for pos in answered.missing() {
             out.push((
-                *index,
+                pos,
                 Err(Error::protocol("Multi left an action unanswered")),
                 loc.clone(),
             ));
@@ -525,9 +597,142 @@ async fn send_multi(
     Ok(out)
 }
 
+/// Which of a region's actions a Multi answered. Servers answer in request order, so the n-th
+/// result is checked against the n-th action first; a map is built only if they do not.
+struct Answered<'a> {
+    positions: &'a [usize],
+    done: Vec<bool>,
+    slot_of: Option<HashMap<usize, usize>>,
+}
+
+impl<'a> Answered<'a> {
+    fn new(positions: &'a [usize]) -> Answered<'a> {
+        Answered {
+            positions,
+            done: vec![false; positions.len()],
+            slot_of: None,
+        }
+    }
+
+    /// Marks the action at `pos` (the `nth` result) answered; `None` if it was not sent here or
+    /// was answered already.
+    fn take(&mut self, nth: usize, pos: usize) -> Option<usize> {
+        let slot = if self.positions.get(nth) == Some(&pos) {
+            nth
+        } else {
+            let positions = self.positions;
+            *self
+                .slot_of
+                .get_or_insert_with(|| positions.iter().enumerate().map(|(s, &p)| (p, s)).collect())
+                .get(&pos)?
+        };
+        (!std::mem::replace(&mut self.done[slot], true)).then_some(pos)
+    }
+
+    fn missing(&self) -> impl Iterator<Item = usize> + '_ {
+        self.positions
+            .iter()
+            .zip(&self.done)
+            .filter(|(_, done)| !**done)
+            .map(|(&pos, _)| pos)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn region(name: &str) -> Arc<RegionLocation> {
+        Arc::new(RegionLocation {
+            table: hbclient_proto::meta::TableName::parse("t").unwrap(),
+            name: Bytes::copy_from_slice(name.as_bytes()),
+            start: Bytes::new(),
+            end: Bytes::new(),
+            server: "s:1".into(),
+        })
+    }
+
+    fn sized(sizes: &[usize]) -> Vec<Prepared> {
+        sizes
+            .iter()
+            .enumerate()
+            .map(|(index, &size)| Prepared {
+                index,
+                nonce: None,
+                size,
+            })
+            .collect()
+    }
+
+    /// A piece as (region, positions) pairs, for comparing.
+    fn shape(piece: &ServerWork) -> Vec<(String, Vec<usize>)> {
+        piece
+            .iter()
+            .map(|(l, p)| (String::from_utf8_lossy(&l.name).into_owned(), p.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn pieces_respect_rows_and_bytes_and_keep_region_order() {
+        let prepared = sized(&[10; 7]);
+        let work = vec![
+            (region("a"), vec![0, 1, 2, 3, 4]),
+            (region("b"), vec![5, 6]),
+        ];
+        let pieces = chunk_work(work.clone(), &prepared, 2, 1000);
+        let shapes: Vec<_> = pieces.iter().map(shape).collect();
+        assert_eq!(
+            shapes,
+            vec![
+                vec![("a".into(), vec![0, 1])],
+                vec![("a".into(), vec![2, 3])],
+                vec![("a".into(), vec![4]), ("b".into(), vec![5])],
+                vec![("b".into(), vec![6])],
+            ]
+        );
+        // 25 bytes allow two 10-byte actions; an action over the limit goes alone.
+        let prepared = sized(&[10, 10, 10, 40, 10]);
+        let work = vec![(region("a"), vec![0, 1, 2, 3, 4])];
+        let sizes: Vec<usize> = chunk_work(work, &prepared, 100, 25)
+            .iter()
+            .map(|p| p[0].1.len())
+            .collect();
+        assert_eq!(sizes, vec![2, 1, 1, 1]);
+    }
+
+    #[test]
+    fn pieces_continuing_a_region_share_its_lane() {
+        let prepared = sized(&[10; 7]);
+        let work = vec![
+            (region("a"), vec![0, 1, 2]),
+            (region("b"), vec![3, 4]),
+            (region("c"), vec![5, 6]),
+        ];
+        // Pieces: [a0 a1] [a2 b3] [b4 c5] [c6]: each continues the one before: one lane.
+        let lanes_of = |rows| {
+            lanes(chunk_work(work.clone(), &prepared, rows, 1000))
+                .iter()
+                .map(Vec::len)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(lanes_of(2), vec![4]);
+        // Pieces: [a0 a1 a2] [b3 b4 c5] [c6]: the second starts a new region: two lanes.
+        assert_eq!(lanes_of(3), vec![1, 2]);
+        // One piece per region when they fit exactly: all side by side.
+        let work = vec![(region("a"), vec![0, 1]), (region("b"), vec![2, 3])];
+        assert_eq!(lanes(chunk_work(work, &prepared, 2, 1000)).len(), 2);
+    }
+
+    #[test]
+    fn answers_out_of_order_are_matched_and_duplicates_refused() {
+        let positions = [4, 7, 9];
+        let mut answered = Answered::new(&positions);
+        assert_eq!(answered.take(0, 4), Some(4));
+        assert_eq!(answered.take(1, 9), Some(9), "out of order");
+        assert_eq!(answered.take(2, 9), None, "answered twice");
+        assert_eq!(answered.take(2, 5), None, "never sent here");
+        assert_eq!(answered.missing().collect::<Vec<_>>(), vec![7]);
+    }
 
     #[test]
     fn multi_exceptions_keep_class_message_and_move_target() {

@@ -228,6 +228,13 @@ impl MutationCore {
         }
     }
 
+    /// Bytes the mutation takes on the wire as `kind`: its cells plus the `MutationProto` that
+    /// announces them (with room for a nonce when the kind carries one).
+    pub(crate) fn encoded_len(&self, kind: MutationType) -> usize {
+        let nonce = matches!(kind, MutationType::Increment | MutationType::Append).then_some(1);
+        self.cells_len() + prost::Message::encoded_len(&self.to_pb(kind, nonce))
+    }
+
     /// The `MutationProto` announcing this mutation's cells.
     pub(crate) fn to_pb(&self, kind: MutationType, nonce: Option<u64>) -> pb::MutationProto {
         pb::MutationProto {
@@ -621,9 +628,7 @@ impl Mutation {
 
     /// Bytes this mutation takes on the wire: its cellblock cells and its protobuf header.
     pub fn encoded_len(&self) -> usize {
-        let core = self.core();
-        core.cells_len()
-            + prost::Message::encoded_len(&core.to_pb(self.kind(), self.needs_nonce().then_some(1)))
+        self.core().encoded_len(self.kind())
     }
 }
 

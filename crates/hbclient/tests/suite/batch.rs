@@ -273,3 +273,116 @@ async fn large_batches_are_split_into_bounded_multis() {
         .unwrap();
     assert!(rows.iter().all(|r| !r.is_empty()));
 }
+
+#[tokio::test]
+async fn multis_stay_within_the_configured_rows_and_bytes() {
+    let c = TestCluster::start().await;
+    let name = c.table(&["f"], &[]).await;
+    // Rows: 1,000 small puts at most 150 to a Multi: 7 Multis.
+    let conn = c
+        .connect_with(|b| b.set("hbase.client.max.perrequest.rows", "150").unwrap())
+        .await;
+    let table = conn.table(&name).unwrap();
+    assert!(table.put(Put::new("warm").add("f", "q", "v")).await.is_ok());
+    let before = conn.metrics().rpcs_of("Multi");
+    let results = table
+        .batch(
+            (0..1000)
+                .map(|i| Action::Put(Put::new(format!("r{i:04}")).add("f", "q", "v")))
+                .collect(),
+        )
+        .await;
+    assert!(
+        results.iter().all(|r| r.is_ok()),
+        "{:?}",
+        results.iter().find(|r| r.is_err())
+    );
+    assert_eq!(conn.metrics().rpcs_of("Multi") - before, 7);
+    // Bytes: 60 puts of 1 KiB values, at most 10 KiB of mutation bytes to a Multi.
+    let conn = c
+        .connect_with(|b| {
+            b.set("hbase.client.max.perrequest.heapsize", "10k")
+                .unwrap()
+        })
+        .await;
+    let table = conn.table(&name).unwrap();
+    let put = |i: usize| Put::new(format!("b{i:02}")).add("f", "q", vec![b'x'; 1024]);
+    let per_multi = 10 * 1024 / hbclient::Mutation::from(put(0)).encoded_len();
+    assert!(table.put(put(99)).await.is_ok());
+    let before = conn.metrics().rpcs_of("Multi");
+    let results = table
+        .batch((0..60).map(|i| Action::Put(put(i))).collect())
+        .await;
+    assert!(results.iter().all(|r| r.is_ok()));
+    assert_eq!(
+        conn.metrics().rpcs_of("Multi") - before,
+        60usize.div_ceil(per_multi) as u64,
+        "{per_multi} puts fit in 10 KiB"
+    );
+    let rows = table
+        .get_many((0..60).map(|i| Get::new(format!("b{i:02}"))).collect())
+        .await
+        .unwrap();
+    assert!(rows
+        .iter()
+        .all(|r| value(r, "f", "q").map(|v| v.len()) == Some(1024)));
+}
+
+/// Multis of one batch to one server overlap up to `hbase.client.max.perserver.tasks`, and a
+/// region's pieces never overlap (they go in batch order).
+#[tokio::test]
+async fn multis_to_one_server_are_bounded_by_perserver_tasks() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("multis_to_one_server_are_bounded_by_perserver_tasks") else {
+        return;
+    };
+    let name = c.table(&["f"], &[b"b", b"c", b"d"]).await;
+    for region in mini.regions(&name) {
+        if region.server != 0 {
+            mini.move_region(&region.name, 0).unwrap();
+        }
+    }
+    // Four regions on one server, 100 puts each, 100 to a Multi: four Multis, one per region.
+    let actions = || -> Vec<Action> {
+        ["a", "b", "c", "d"]
+            .iter()
+            .flat_map(|r| {
+                (0..100)
+                    .map(move |i| Action::Put(Put::new(format!("{r}{i:03}")).add("f", "q", "v")))
+            })
+            .collect()
+    };
+    const DELAY: Duration = Duration::from_millis(500);
+    let mut elapsed = Vec::new();
+    for tasks in ["1", "4"] {
+        let conn = c
+            .connect_with(|b| {
+                b.set("hbase.client.max.perrequest.rows", "100")
+                    .unwrap()
+                    .set("hbase.client.max.perserver.tasks", tasks)
+                    .unwrap()
+            })
+            .await;
+        let table = conn.table(&name).unwrap();
+        // Warm the region cache, so only the Multis are timed.
+        assert!(table.batch(actions()).await.iter().all(|r| r.is_ok()));
+        let before = conn.metrics().rpcs_of("Multi");
+        let rule = mini.faults().add(mini_hbase::Rule::new(
+            mini_hbase::Match::method("Multi").times(4),
+            mini_hbase::Reaction::Delay(DELAY),
+        ));
+        let started = std::time::Instant::now();
+        assert!(table.batch(actions()).await.iter().all(|r| r.is_ok()));
+        elapsed.push(started.elapsed());
+        assert_eq!(mini.faults().fired(rule), 4);
+        assert_eq!(conn.metrics().rpcs_of("Multi") - before, 4);
+    }
+    assert!(
+        elapsed[0] >= 4 * DELAY,
+        "one task: Multis one after another, {elapsed:?}"
+    );
+    assert!(
+        elapsed[1] < 3 * DELAY,
+        "four tasks: the four regions' Multis overlap, {elapsed:?}"
+    );
+}

@@ -91,6 +91,44 @@ async fn flushes_when_the_buffer_is_full() {
 }
 
 #[tokio::test]
+async fn flushes_by_count_as_well_as_bytes() {
+    let c = TestCluster::start().await;
+    let name = c.table(&["f"], &[]).await;
+    let table = c.conn.table(&name).unwrap();
+    // A buffer no small put fills; a count of 10 decides instead.
+    let m = table.buffered_mutator_with(options(&c).write_buffer(1 << 20).max_mutations(Some(10)));
+    for i in 0..35 {
+        m.mutate(Put::new(format!("c{i:02}")).add("f", "q", "v"))
+            .await
+            .unwrap();
+    }
+    wait_for(&m, "three count flushes", |s| s.mutations_written == 30).await;
+    let metrics = m.metrics();
+    assert_eq!(metrics.flushes_size, 3, "{metrics:?}");
+    assert_eq!(metrics.mutations_buffered, 35);
+    assert_eq!(value_of(&table, "c29", "q").await, Some(b"v".to_vec()));
+    assert_eq!(value_of(&table, "c30", "q").await, None, "5 wait for close");
+    m.close().await.unwrap();
+    assert_eq!(value_of(&table, "c34", "q").await, Some(b"v".to_vec()));
+    // The configuration key sets the same.
+    let conn = c
+        .connect_with(|b| {
+            b.set("hbase.client.write.buffer.maxmutations", "4")
+                .unwrap()
+        })
+        .await;
+    let m = conn.table(&name).unwrap().buffered_mutator();
+    for i in 0..8 {
+        m.mutate(Put::new(format!("k{i}")).add("f", "q", "v"))
+            .await
+            .unwrap();
+    }
+    wait_for(&m, "two count flushes", |s| s.mutations_written == 8).await;
+    assert_eq!(m.metrics().flushes_size, 2);
+    m.close().await.unwrap();
+}
+
+#[tokio::test]
 async fn flushes_on_the_periodic_timer() {
     let c = TestCluster::start().await;
     let name = c.table(&["f"], &[]).await;
@@ -536,10 +574,18 @@ struct SeedRun {
 }
 
 /// Writes `rows` rows of 751 value bytes each, in `columns` columns, through a mutator with a
-/// `buffer`-byte write buffer.
+/// `buffer`-byte write buffer. The per-Multi byte limit (`hbase.client.max.perrequest.heapsize`,
+/// 4 MiB) is raised above the buffer, so each flush is one Multi and RPCs count flushes.
 async fn seed_run(c: &TestCluster, rows: usize, columns: usize, buffer: usize) -> SeedRun {
     let name = c.table(&["f"], &[]).await;
-    let table = c.conn.table(&name).unwrap();
+    let limit = (2 * buffer).to_string();
+    let conn = c
+        .connect_with(|b| {
+            b.set("hbase.client.max.perrequest.heapsize", &limit)
+                .unwrap()
+        })
+        .await;
+    let table = conn.table(&name).unwrap();
     let m = table.buffered_mutator_with(options(c).write_buffer(buffer).max_in_flight(3 * buffer));
     for r in 0..rows {
         let mut put = Put::new(format!("row-{r:06}"));
