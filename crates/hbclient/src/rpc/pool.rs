@@ -202,6 +202,34 @@ impl RpcPool {
         cells: &[u8],
         timeout: std::time::Duration,
     ) -> Result<hbclient_proto::frame::ResponseFrame> {
+        self.call_with(
+            addr,
+            service,
+            method,
+            meta,
+            param,
+            cells.len(),
+            |out| out.extend_from_slice(cells),
+            timeout,
+        )
+        .await
+    }
+
+    /// [`RpcPool::call`] with a cellblock of `cells_len` bytes that `write_cells` writes straight
+    /// into the request frame: a large batch is encoded once, into the buffer that goes to the
+    /// socket, instead of into a buffer of its own that is then copied.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn call_with(
+        &self,
+        addr: &str,
+        service: Service,
+        method: &'static str,
+        meta: &CallMeta,
+        param: &impl Message,
+        cells_len: usize,
+        write_cells: impl FnOnce(&mut bytes::BytesMut),
+        timeout: std::time::Duration,
+    ) -> Result<hbclient_proto::frame::ResponseFrame> {
         let conn = crate::spent::measure(
             crate::spent::Phase::Connecting,
             self.connection(addr, service),
@@ -212,8 +240,8 @@ impl RpcPool {
             method,
             meta,
             param,
-            cells.len(),
-            |out| out.extend_from_slice(cells),
+            cells_len,
+            write_cells,
             timeout,
         )
         .await

@@ -161,6 +161,8 @@ struct Prepared {
     nonce: Option<u64>,
     /// Wire bytes, for sizing Multis (computed once).
     size: usize,
+    /// Of those, the bytes its cells take in the cellblock.
+    cells: usize,
 }
 
 /// What a get counts for when a Multi is sized (its request is small and has no cells).
@@ -257,7 +259,13 @@ impl AsyncTable {
                 .filter(|(_, kind)| matches!(kind, MutationType::Increment | MutationType::Append))
                 .map(|_| core.new_nonce());
             let size = write.map_or(GET_SIZE, |(c, kind)| c.encoded_len(kind));
-            prepared.push(Prepared { index, nonce, size });
+            let cells = write.map_or(0, |(c, _)| c.cells_len());
+            prepared.push(Prepared {
+                index,
+                nonce,
+                size,
+                cells,
+            });
         }
         // Positions in `prepared` still to be sent.
         let mut pending: Vec<usize> = (0..prepared.len()).collect();
@@ -488,12 +496,6 @@ async fn send_multi(
     work: &ServerWork,
 ) -> Result<ActionOutcomes> {
     let core = round.core;
-    let cell_bytes: usize = work
-        .iter()
-        .flat_map(|(_, positions)| positions)
-        .map(|&pos| round.prepared[pos].size)
-        .sum();
-    let mut cells = Vec::with_capacity(cell_bytes);
     let mut request = pb::MultiRequest {
         region_action: Vec::with_capacity(work.len()),
         nonce_group: None,
@@ -513,7 +515,6 @@ async fn send_multi(
                 Action::Get(g) => action.get = Some(g.to_pb()),
                 other => {
                     if let Some((core_part, kind)) = other.write() {
-                        core_part.write_cells(&mut cells);
                         action.mutation = Some(core_part.to_pb(kind, p.nonce));
                         if p.nonce.is_some() {
                             request.nonce_group = Some(core.nonce_group);
@@ -531,15 +532,29 @@ async fn send_multi(
         });
     }
     let timeout = round.deadline.rpc_timeout(core.config.rpc_timeout)?;
+    let positions = || {
+        work.iter()
+            .flat_map(|(_, positions)| positions.iter().copied())
+    };
+    let cells_len = positions().map(|pos| round.prepared[pos].cells).sum();
+    // The cells go straight into the request frame, in the order the actions announce them.
+    let write_cells = |out: &mut bytes::BytesMut| {
+        for pos in positions() {
+            if let Some((core_part, _)) = round.actions[round.prepared[pos].index].write() {
+                core_part.write_cells(out);
+            }
+        }
+    };
     let frame = core
         .pool
-        .call(
+        .call_with(
             server,
             Service::Client,
             "Multi",
             meta,
             &request,
-            &cells,
+            cells_len,
+            write_cells,
             timeout,
         )
         .await?;
@@ -660,6 +675,7 @@ mod tests {
                 index,
                 nonce: None,
                 size,
+                cells: size,
             })
             .collect()
     }
