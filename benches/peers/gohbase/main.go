@@ -1,5 +1,10 @@
-// gohbase-bench: PE-style randomWrite / randomRead against a real HBase through gohbase
-// (github.com/tsuna/gohbase), the Go peer of hbclient-bench (benches/README.md, section "Peers").
+// gohbase-bench: PE-style workloads against a real HBase through gohbase (github.com/tsuna/gohbase),
+// the Go peer of hbclient-bench (benches/README.md, section "Peers"): randomWrite, sequentialWrite,
+// randomRead, sequentialRead, scanRange10/100/1000 (one op = a scan of that many rows from a random
+// key), scan and filterScan (each goroutine scans its share of the key space once, with -caching rows
+// and -max-result-size bytes per RPC; filterScan adds a server-side RowFilter keeping keys that end in
+// "00", i.e. dropping 99% of the rows). Batched writes are the write workloads with -rpc-queue-size > 1
+// (gohbase groups queued Puts per region server into Multi RPCs) and many -clients.
 //
 // Same shape as PerformanceEvaluation and hbclient-bench: 26-digit zero-padded decimal row keys, family
 // info0, qualifier "0", one value of -value-size random bytes per row. -clients goroutines share ONE
@@ -18,6 +23,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"math/rand"
 	"os"
@@ -30,6 +36,7 @@ import (
 	"time"
 
 	"github.com/tsuna/gohbase"
+	"github.com/tsuna/gohbase/filter"
 	"github.com/tsuna/gohbase/hrpc"
 )
 
@@ -54,21 +61,27 @@ type phase struct {
 	ElapsedS   float64 `json:"elapsed_s"`
 	OpsPerSec  float64 `json:"ops_per_sec"`
 	RowsPerSec float64 `json:"rows_per_sec"`
-	Latency    latency `json:"latency"`
+	// scan and filterScan: rows in the scanned key space (the server reads them all)
+	ScannedRows       int     `json:"scanned_rows,omitempty"`
+	ScannedRowsPerSec float64 `json:"scanned_rows_per_sec,omitempty"`
+	Latency           latency `json:"latency"`
 }
 
 type cpu struct {
-	UserS   float64 `json:"process_user_s"`
-	SysS    float64 `json:"process_sys_s"`
-	UsPerOp float64 `json:"process_cpu_us_per_op"`
-	Note    string  `json:"note"`
+	UserS    float64 `json:"process_user_s"`
+	SysS     float64 `json:"process_sys_s"`
+	UsPerOp  float64 `json:"process_cpu_us_per_op"`
+	UsPerRow float64 `json:"process_cpu_us_per_row"`
+	Note     string  `json:"note"`
 }
 
 func main() {
 	zk := flag.String("zk", "127.0.0.1:2181", "ZooKeeper quorum (hbase.zookeeper.quorum)")
 	table := flag.String("table", "TestTable", "table")
 	family := flag.String("family", "info0", "column family")
-	workload := flag.String("workload", "randomWrite", "randomWrite | randomRead")
+	workload := flag.String("workload", "randomWrite", "randomWrite | sequentialWrite | randomRead | sequentialRead | scanRange10 | scanRange100 | scanRange1000 | scan | filterScan")
+	caching := flag.Int("caching", 1000, "scans: rows per scan RPC (hrpc.NumberOfRows)")
+	maxResult := flag.Uint64("max-result-size", 2<<20, "scans: bytes per scan RPC (hrpc.MaxResultSize)")
 	rows := flag.Int("rows", 100000, "key space, and number of measured operations")
 	clients := flag.Int("clients", 1, "goroutines sharing one client, one operation in flight each")
 	valueSize := flag.Int("value-size", 1000, "bytes per value")
@@ -80,8 +93,13 @@ func main() {
 	timeout := flag.Duration("op-timeout", 30*time.Second, "per-operation context timeout")
 	flag.Parse()
 
-	if *workload != "randomWrite" && *workload != "randomRead" {
-		fatal("unknown -workload %q (randomWrite | randomRead)", *workload)
+	scanRange := map[string]int{"scanRange10": 10, "scanRange100": 100, "scanRange1000": 1000}[*workload]
+	fullScan := *workload == "scan" || *workload == "filterScan"
+	switch *workload {
+	case "randomWrite", "sequentialWrite", "randomRead", "sequentialRead", "scanRange10", "scanRange100",
+		"scanRange1000", "scan", "filterScan":
+	default:
+		fatal("unknown -workload %q (-h lists them)", *workload)
 	}
 	if *rows <= 0 || *clients <= 0 {
 		fatal("-rows and -clients must be positive")
@@ -101,29 +119,77 @@ func main() {
 	rand.New(rand.NewSource(*seed)).Read(val)
 	fam := map[string][]string{*family: {"0"}}
 
-	// One operation: returns (miss, error).
-	op := func(r *rand.Rand, v []byte) (bool, error) {
-		key := fmt.Sprintf("%026d", r.Intn(*rows))
+	keyOf := func(i int) string { return fmt.Sprintf("%026d", i) }
+	// scanRows: one scan from start (inclusive) to stop (exclusive, "" = table end); returns rows read.
+	scanRows := func(ctx context.Context, start, stop string, filtered bool) (int, error) {
+		opts := []func(hrpc.Call) error{hrpc.Families(fam), hrpc.NumberOfRows(uint32(*caching)),
+			hrpc.MaxResultSize(*maxResult)}
+		if filtered {
+			opts = append(opts, hrpc.Filters(filter.NewRowFilter(filter.NewCompareFilter(filter.Equal,
+				filter.NewRegexStringComparator(".*00$", 0, "UTF-8", "java")))))
+		}
+		sc, err := hrpc.NewScanRangeStr(ctx, *table, start, stop, opts...)
+		if err != nil {
+			return 0, err
+		}
+		scanner := client.Scan(sc)
+		defer scanner.Close()
+		n := 0
+		for {
+			res, err := scanner.Next()
+			if err == io.EOF {
+				return n, nil
+			}
+			if err != nil {
+				return n, err
+			}
+			if len(res.Cells) > 0 {
+				n++
+			}
+		}
+	}
+	// One operation of worker w (its i-th): returns (rows read or written, miss, error).
+	op := func(r *rand.Rand, v []byte, w, i int) (int, bool, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 		defer cancel()
-		if *workload == "randomWrite" {
+		switch {
+		case scanRange > 0:
+			start := r.Intn(*rows)
+			n, err := scanRows(ctx, keyOf(start), keyOf(start+scanRange), false)
+			return n, n == 0, err
+		case fullScan:
+			lo, hi := w**rows / *clients, (w+1)**rows / *clients
+			stop := keyOf(hi)
+			if w == *clients-1 {
+				stop = ""
+			}
+			n, err := scanRows(ctx, keyOf(lo), stop, *workload == "filterScan")
+			return n, n == 0, err
+		}
+		var key string
+		if strings.HasPrefix(*workload, "sequential") {
+			key = keyOf((w*(*rows / *clients) + i) % *rows)
+		} else {
+			key = keyOf(r.Intn(*rows))
+		}
+		if strings.HasSuffix(*workload, "Write") {
 			r.Read(v[:min(8, len(v))]) // vary the value a little, as PE writes random values
 			p, err := hrpc.NewPutStr(ctx, *table, key, map[string]map[string][]byte{*family: {"0": v}})
 			if err != nil {
-				return false, err
+				return 0, false, err
 			}
 			_, err = client.Put(p)
-			return false, err
+			return 1, false, err
 		}
 		g, err := hrpc.NewGetStr(ctx, *table, key, hrpc.Families(fam))
 		if err != nil {
-			return false, err
+			return 0, false, err
 		}
 		res, err := client.Get(g)
 		if err != nil {
-			return false, err
+			return 0, false, err
 		}
-		return len(res.Cells) == 0, nil
+		return 1, len(res.Cells) == 0, nil
 	}
 
 	// Warm-up: the same workers for -warmup seconds, not measured (also does the region lookup).
@@ -136,8 +202,11 @@ func main() {
 				defer wg.Done()
 				r := rand.New(rand.NewSource(*seed + 1000003*int64(w+1)))
 				v := append([]byte(nil), val...)
-				for time.Now().Before(deadline) {
-					_, _ = op(r, v)
+				for i := 0; time.Now().Before(deadline); i++ {
+					_, _, _ = op(r, v, w, i)
+					if fullScan {
+						break // one pass warms the whole share
+					}
 				}
 			}(w)
 		}
@@ -145,9 +214,9 @@ func main() {
 	}
 
 	type workerOut struct {
-		lat          []int64 // ns
-		errs, misses int
-		firstErr     error
+		lat                []int64 // ns
+		errs, misses, rows int
+		firstErr           error
 	}
 	outs := make([]workerOut, *clients)
 	runtime.GC()
@@ -159,6 +228,9 @@ func main() {
 		if w < *rows%*clients {
 			n++
 		}
+		if fullScan {
+			n = 1 // one scan of the worker's share of the key space
+		}
 		wg.Add(1)
 		go func(w, n int) {
 			defer wg.Done()
@@ -168,7 +240,8 @@ func main() {
 			o.lat = make([]int64, 0, n)
 			for i := 0; i < n; i++ {
 				s := time.Now()
-				miss, err := op(r, v)
+				rowsDone, miss, err := op(r, v, w, i)
+				o.rows += rowsDone
 				d := time.Since(s)
 				if err != nil {
 					o.errs++
@@ -194,15 +267,20 @@ func main() {
 		all = append(all, o.lat...)
 		ph.Errors += o.errs
 		ph.Misses += o.misses
+		ph.Rows += o.rows
 		if o.firstErr != nil && ph.FirstError == nil {
 			s := o.firstErr.Error()
 			ph.FirstError = &s
 		}
 	}
 	ph.Ops = len(all)
-	ph.Rows = ph.Ops
 	ph.OpsPerSec = round2(float64(ph.Ops) / elapsed)
-	ph.RowsPerSec = ph.OpsPerSec
+	ph.RowsPerSec = round2(float64(ph.Rows) / elapsed)
+	if fullScan {
+		// Rows the server went through (filterScan returns 1% of them).
+		ph.ScannedRows = *rows
+		ph.ScannedRowsPerSec = round2(float64(*rows) / elapsed)
+	}
 	ph.Latency = summarize(all)
 
 	user := tv(ru1.Utime) - tv(ru0.Utime)
@@ -210,6 +288,9 @@ func main() {
 	c := cpu{UserS: round3(user), SysS: round3(sys), Note: "getrusage(RUSAGE_SELF) over the measured phase: the client alone (the server is another process)"}
 	if ph.Ops > 0 {
 		c.UsPerOp = round2((user + sys) * 1e6 / float64(ph.Ops))
+	}
+	if ph.Rows > 0 {
+		c.UsPerRow = round2((user + sys) * 1e6 / float64(ph.Rows))
 	}
 
 	host, _ := os.Hostname()
@@ -227,7 +308,7 @@ func main() {
 		"params": map[string]any{
 			"workload": *workload, "mode": "goroutines", "concurrency": *clients, "rows": *rows,
 			"value_size": *valueSize, "columns": 1, "table": *table, "family": *family, "warmup_s": *warmup,
-			"seed": *seed, "rpc_queue_size": *queue,
+			"seed": *seed, "rpc_queue_size": *queue, "caching": *caching, "max_result_size": *maxResult,
 		},
 		"result":       ph,
 		"cpu":          c,
@@ -235,11 +316,12 @@ func main() {
 		"summary": map[string]any{
 			"ops_per_sec": ph.OpsPerSec, "p50_us": ph.Latency.P50Us, "p99_us": ph.Latency.P99Us,
 			"mean_us": ph.Latency.MeanUs, "client_cpu_us_per_op": c.UsPerOp,
+			"rows_per_sec": ph.RowsPerSec, "client_cpu_us_per_row": c.UsPerRow,
 		},
 	}
 	js, _ := json.MarshalIndent(out, "", "  ")
-	fmt.Printf("%s %s clients=%d: %d ops (%d errors, %d misses) in %.2f s = %.1f ops/s\n",
-		"gohbase", *workload, *clients, ph.Ops, ph.Errors, ph.Misses, elapsed, ph.OpsPerSec)
+	fmt.Printf("%s %s clients=%d: %d ops (%d errors, %d misses) in %.2f s = %.1f ops/s, %d rows = %.1f rows/s\n",
+		"gohbase", *workload, *clients, ph.Ops, ph.Errors, ph.Misses, elapsed, ph.OpsPerSec, ph.Rows, ph.RowsPerSec)
 	fmt.Printf("  latency us: mean %.1f p50 %d p90 %d p99 %d p99.9 %d max %d\n", ph.Latency.MeanUs,
 		ph.Latency.P50Us, ph.Latency.P90Us, ph.Latency.P99Us, ph.Latency.P999Us, ph.Latency.MaxUs)
 	fmt.Printf("  process CPU: %.2f us/op (user %.3f s, sys %.3f s); peak RSS %d KiB\n", c.UsPerOp, user, sys, ru1.Maxrss)
