@@ -117,8 +117,12 @@ pub unsafe extern "C" fn hb_config_new(out: *mut *mut hb_config) -> hb_status {
 /// `hbase.client.scanner.max.result.size` (size), `hbase.client.scanner.timeout.period` (ms: each step of a scan, retries included, and the
 /// scanner lease) and `hbase.client.meta.scanner.timeout.period` (ms: the same for system tables),
 /// `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
-/// 0: no timer), `hbase.client.write.buffer.maxinflight` (size), `hbase.client.keyvalue.maxsize`
-/// (size; 0 or negative: no limit), `hbase.client.user` (text: the user name sent),
+/// 0: no timer), `hbase.client.write.buffer.maxinflight` (size),
+/// `hbase.client.write.buffer.maxmutations` (n: a buffered mutator also flushes at this many
+/// mutations; 0 or negative: bytes alone), `hbase.client.max.perrequest.rows` (n: actions in one
+/// Multi), `hbase.client.max.perrequest.heapsize` (size: mutation bytes in one Multi),
+/// `hbase.client.max.perserver.tasks` (n: Multis of one batch in flight to one server),
+/// `hbase.client.keyvalue.maxsize` (size; 0 or negative: no limit), `hbase.client.user` (text: the user name sent),
 /// `hbclient.connection.attribute.<name>` (text: a connection attribute `<name>` sent once in
 /// the header of every connection, HBase 2.6+; Java's `connectionAttributes`),
 /// `hbclient.metrics.per.server` (bool; per-server metric series in builds of hbclient with its

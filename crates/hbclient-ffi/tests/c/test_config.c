@@ -46,6 +46,10 @@ static const char *const KEYS[][2] = {
     {"hbase.client.write.buffer", "2MB"},
     {"hbase.client.write.buffer.periodicflush.timeout.ms", "1000"},
     {"hbase.client.write.buffer.maxinflight", "16mb"},
+    {"hbase.client.write.buffer.maxmutations", "1000"},
+    {"hbase.client.max.perrequest.rows", "2048"},
+    {"hbase.client.max.perrequest.heapsize", "4m"},
+    {"hbase.client.max.perserver.tasks", "2"},
     {"hbase.client.keyvalue.maxsize", "10485760"},
     {"hbase.client.user", "alice"},
     {"hbclient.connection.attribute.app", "billing"},
@@ -87,6 +91,7 @@ static const char *const BAD[][3] = {
     {"hbase.security.authentication", "digest", "not supported"},
     {"hbase.rpc.protection", "secret", "not authentication, integrity or privacy"},
     {"hbase.zookeeper.property.clientPort", "99999", "not a valid number"},
+    {"hbase.client.max.perserver.tasks", "0", "must be at least 1"},
     {"hbase.no.such.key", "1", "unknown configuration key"},
     {"hbclient.connection.attribute.", "x", "needs a name"},
 };
