@@ -7,7 +7,10 @@
 //! run plus SVG plots. `raw-limit` pipelines one pre-encoded Get frame over a plain TCP socket:
 //! the ceiling any client could reach against that server. See `benches/README.md`.
 
+mod acks;
 mod engine;
+mod keys;
+mod measure;
 mod plot;
 mod raw;
 mod report;

@@ -7,60 +7,10 @@ use bytes::{Bytes, BytesMut};
 use futures::TryStreamExt;
 use hbclient::{Action, AsyncTable, BufferedMutator, Get, Put, Scan};
 
-use crate::verify::AckLog;
+use crate::acks::AckLog;
+use crate::keys::{row_key, Rng, KEY_DIGITS};
+use crate::measure::Outcome;
 use crate::{RunArgs, Workload};
-
-/// PE's row length.
-pub(crate) const KEY_DIGITS: usize = 26;
-
-/// Row key of row `i`: 26 zero-padded digits, as PerformanceEvaluation formats them.
-pub(crate) fn row_key(i: u64) -> Bytes {
-    Bytes::from(format!("{i:0KEY_DIGITS$}"))
-}
-
-/// Most distinct rows raw-limit pre-encodes Get frames for.
-const RAW_ROWS_MAX: u64 = 1 << 17;
-
-/// The keys of `0..rows` that `keep` accepts: all of them when there are at most
-/// [`RAW_ROWS_MAX`], else that many drawn at random (as randomRead draws them), deduplicated.
-pub(crate) fn rows_read_in(rows: u64, seed: u64, keep: impl Fn(&[u8]) -> bool) -> Vec<Bytes> {
-    let mut picked: Vec<u64> = if rows <= RAW_ROWS_MAX {
-        (0..rows).collect()
-    } else {
-        let mut rng = Rng::new(seed ^ 0x4A57);
-        (0..RAW_ROWS_MAX).map(|_| rng.below(rows)).collect()
-    };
-    picked.sort_unstable();
-    picked.dedup();
-    picked
-        .into_iter()
-        .map(row_key)
-        .filter(|key| keep(key))
-        .collect()
-}
-
-/// A small fast PRNG (SplitMix64): reproducible keys without a dependency.
-#[derive(Debug, Clone)]
-pub(crate) struct Rng(pub(crate) u64);
-
-impl Rng {
-    pub(crate) fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
-    }
-
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0).
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next_u64()) * u128::from(n.max(1))) >> 64) as u64
-    }
-}
 
 /// Size of the random pool values and long keys are sliced from (beyond their own length).
 const POOL_SLACK: usize = 64 * 1024;
@@ -89,15 +39,6 @@ pub(crate) enum Request {
     Get(Get),
     Scan(Scan),
     Batch(Vec<Put>),
-}
-
-/// What an operation did.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Outcome {
-    /// Rows written or read.
-    pub(crate) rows: u64,
-    /// Reads that found nothing.
-    pub(crate) misses: u64,
 }
 
 impl OpGen {
@@ -366,41 +307,4 @@ pub(crate) async fn exec_buffered(
         }
     };
     Ok(Outcome { rows, misses: 0 })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn raw_limit_reads_the_clients_rows_inside_its_region() {
-        let all = rows_read_in(1000, 42, |_| true);
-        assert_eq!(all.len(), 1000);
-        assert_eq!(all[0], row_key(0));
-        let upper = row_key(500);
-        let low = rows_read_in(1000, 42, |k| k < &upper[..]);
-        assert_eq!(low.len(), 500, "only the rows of the region");
-        let sampled = rows_read_in(10_000_000, 42, |_| true);
-        assert!(sampled.len() <= RAW_ROWS_MAX as usize && sampled.len() > 100_000);
-        assert!(
-            sampled.windows(2).all(|w| w[0] < w[1]),
-            "sorted, no repeats"
-        );
-    }
-
-    #[test]
-    fn keys_are_pe_keys() {
-        assert_eq!(&row_key(7)[..], b"00000000000000000000000007");
-        assert_eq!(row_key(u64::MAX).len(), KEY_DIGITS);
-    }
-
-    #[test]
-    fn rng_is_uniform_enough() {
-        let mut rng = Rng::new(1);
-        let mut hits = [0u32; 10];
-        for _ in 0..10_000 {
-            hits[rng.below(10) as usize] += 1;
-        }
-        assert!(hits.iter().all(|&h| (800..1200).contains(&h)), "{hits:?}");
-    }
 }
