@@ -223,7 +223,7 @@ impl Session<'_> {
         let spec = TargetSpec::parse(&args.target, args.region_servers, args.service_time_us)?;
         let machine = Machine::now();
         let mut target = Target::start(spec)?;
-        let gen = Arc::new(OpGen::new(args));
+        let mut gen = OpGen::new(args);
         let setup = target.connect(1)?;
         target.prepare_table(
             &setup,
@@ -239,6 +239,14 @@ impl Session<'_> {
             let table = setup.table(&args.table).map_err(ctx("table"))?;
             load(&target, &table, &gen, show_progress)?;
         }
+        if args.workload == Workload::ParallelScan {
+            gen.regions = target
+                .regions(&args.table)?
+                .into_iter()
+                .map(|r| (r.start, r.end))
+                .collect();
+        }
+        let gen = Arc::new(gen);
         target.set_service_time(&args.table)?;
         setup.close();
         Ok(Session {
@@ -273,6 +281,10 @@ impl Session<'_> {
             "key_size": if a.workload == Workload::LargeRows { a.key_size } else { KEY_DIGITS },
             "batch_size": a.batch_size,
             "scan_rows": a.scan_rows,
+            "caching": a.caching,
+            "max_result_size": a.max_result_size,
+            "scan_parallelism": a.scan_parallelism,
+            "regions_scanned_per_pass": (a.workload == Workload::ParallelScan).then(|| self.gen.regions.len()),
             "presplit": a.presplit,
             "table": a.table,
             "family": a.family,
@@ -377,8 +389,8 @@ impl Session<'_> {
         let (m1, u1) = (client.metrics(), Usage::now());
         let rpc = m0
             .zip(m1)
-            .map(|(m0, m1)| RpcReport::delta(&m0, &m1, result.ops));
-        let cpu = CpuReport::delta(&u0, &u1, result.ops, mini);
+            .map(|(m0, m1)| RpcReport::delta(&m0, &m1, result.ops, result.elapsed_s));
+        let cpu = CpuReport::delta(&u0, &u1, result.ops, result.rows, mini);
         let mutator_report = mutator.as_ref().zip(mm0).map(|(m, before)| {
             let after = m.metrics();
             serde_json::json!({
@@ -413,7 +425,7 @@ impl Session<'_> {
                 ..self.plan()
             };
             let raw = self.raw_phase(callers, plan, self.show_progress)?;
-            let cpu = CpuReport::delta(&before, &Usage::now(), raw.ops, mini);
+            let cpu = CpuReport::delta(&before, &Usage::now(), raw.ops, raw.rows, mini);
             (Some(raw), Some(cpu))
         } else {
             (None, None)
@@ -537,8 +549,11 @@ pub(crate) fn check_args(args: &RunArgs) -> BenchResult<()> {
             return Err("--mode raw-limit measures the ceiling; it takes no --rate".into());
         }
     }
-    if args.concurrency == 0 || args.pool_size == 0 {
-        return Err("--concurrency and --pool-size must be at least 1".into());
+    if args.concurrency == 0 || args.pool_size == 0 || args.scan_parallelism == 0 {
+        return Err("--concurrency, --pool-size and --scan-parallelism must be at least 1".into());
+    }
+    if args.caching == Some(0) || args.max_result_size == Some(0) {
+        return Err("--caching and --max-result-size must be at least 1".into());
     }
     if args.workload == Workload::LargeRows && args.key_size < KEY_DIGITS {
         return Err(format!("--key-size must be at least {}", KEY_DIGITS));

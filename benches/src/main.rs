@@ -65,10 +65,26 @@ pub(crate) enum Workload {
     #[value(name = "randomRead")]
     #[serde(rename = "randomRead")]
     RandomRead,
-    /// Scans `--scan-rows` rows from a random start key (the table is loaded first).
+    /// Scans the whole table, one scanner per pass (PE's `scan` reads the table in one
+    /// scanner too); `--caching` and `--max-result-size` shape its RPCs.
     #[value(name = "scan")]
     #[serde(rename = "scan")]
     Scan,
+    /// PE's scanRange10/100/1000: from a random row to the row `--scan-rows` further on (start
+    /// and stop keys, no limit).
+    #[value(name = "scanRange")]
+    #[serde(rename = "scanRange")]
+    ScanRange,
+    /// Scans the whole table as one scan per region, `--scan-parallelism` regions at a time
+    /// (regions from `Admin::table_regions`; results per region, not merged in key order).
+    #[value(name = "parallelScan")]
+    #[serde(rename = "parallelScan")]
+    ParallelScan,
+    /// Scans the whole table through a server-side filter that keeps one row in a hundred
+    /// (`RowFilter` with a regex on the key): the server reads everything, sends 1%.
+    #[value(name = "filterScan")]
+    #[serde(rename = "filterScan")]
+    FilterScan,
     /// One `batch` of `--batch-size` puts per operation (rows in key order).
     #[value(name = "batchPut")]
     #[serde(rename = "batchPut")]
@@ -80,11 +96,14 @@ pub(crate) enum Workload {
 }
 
 impl Workload {
-    pub(crate) const ALL: [Workload; 6] = [
+    pub(crate) const ALL: [Workload; 9] = [
         Workload::SequentialWrite,
         Workload::RandomWrite,
         Workload::RandomRead,
         Workload::Scan,
+        Workload::ScanRange,
+        Workload::ParallelScan,
+        Workload::FilterScan,
         Workload::BatchPut,
         Workload::LargeRows,
     ];
@@ -95,6 +114,9 @@ impl Workload {
             Workload::RandomWrite => "randomWrite",
             Workload::RandomRead => "randomRead",
             Workload::Scan => "scan",
+            Workload::ScanRange => "scanRange",
+            Workload::ParallelScan => "parallelScan",
+            Workload::FilterScan => "filterScan",
             Workload::BatchPut => "batchPut",
             Workload::LargeRows => "largeRows",
         }
@@ -102,12 +124,19 @@ impl Workload {
 
     /// Whether it only writes (so a BufferedMutator can carry it).
     pub(crate) fn is_write(self) -> bool {
-        !matches!(self, Workload::RandomRead | Workload::Scan)
+        !self.needs_data()
     }
 
-    /// Whether the rows must exist before the measured phase.
+    /// Whether the rows must exist before the measured phase (the reads).
     pub(crate) fn needs_data(self) -> bool {
-        matches!(self, Workload::RandomRead | Workload::Scan)
+        matches!(
+            self,
+            Workload::RandomRead
+                | Workload::Scan
+                | Workload::ScanRange
+                | Workload::ParallelScan
+                | Workload::FilterScan
+        )
     }
 }
 
@@ -193,9 +222,19 @@ pub(crate) struct RunArgs {
     /// Puts per batch (batchPut).
     #[arg(long, default_value_t = 100)]
     pub(crate) batch_size: usize,
-    /// Rows per scan (scan).
+    /// Rows per scanRange operation (PE's scanRange10/100/1000).
     #[arg(long, default_value_t = 100)]
     pub(crate) scan_rows: u64,
+    /// Rows per scan RPC (`Scan::caching`) for the scan workloads; default: the client's.
+    #[arg(long)]
+    pub(crate) caching: Option<u32>,
+    /// Bytes per scan RPC (`Scan::max_result_size`) for the scan workloads; default: the
+    /// client's.
+    #[arg(long)]
+    pub(crate) max_result_size: Option<u64>,
+    /// Regions a parallelScan pass scans at once.
+    #[arg(long, default_value_t = 8)]
+    pub(crate) scan_parallelism: usize,
     /// BufferedMutator write buffer in bytes (`hbase.client.write.buffer`; default 2 MiB).
     #[arg(long)]
     pub(crate) write_buffer: Option<usize>,
