@@ -1,7 +1,7 @@
 //! `hbclient-bench`: a load tool for hbclient in the spirit of HBase's PerformanceEvaluation.
 //!
 //! It runs PE-style workloads (`sequentialWrite`, `randomWrite`, `randomRead`, `scan`,
-//! `batchPut`, `largeRows`) in several client modes against an embedded mini-hbase or a real
+//! `scanRange`, `parallelScan`, `filterScan`, `batchPut`, `largeRows`) in several client modes against an embedded mini-hbase or a real
 //! cluster, measures throughput, latency percentiles (HdrHistogram), RPCs and bytes (from
 //! `Connection::metrics()`), CPU time per operation and peak RSS, and writes one JSON result per
 //! run plus SVG plots. `raw-limit` pipelines one pre-encoded Get frame over a plain TCP socket:
