@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use bytes::Bytes;
 
-use crate::{ctx, BenchResult};
+use crate::error::{ctx, BenchResult};
 
 /// File of acknowledged keys in a run's `--output` directory.
 pub(crate) const ACKED_KEYS: &str = "acked-keys.hex";

@@ -11,12 +11,13 @@ use hbclient::{Action, AsyncTable, BufferedMutator, MutatorOptions};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::acks::AckLog;
+use crate::args::{Mode, RunArgs, Workload};
+use crate::error::{ctx, BenchResult};
 use crate::keys::{row_key, Rng, KEY_DIGITS};
 use crate::measure::{Phase, Plan, Totals};
 use crate::report::{CpuReport, Machine, PhaseReport, RpcReport, RunRecord, Usage};
 use crate::target::{region_holds, Target, TargetSpec};
 use crate::workload::{exec_async, exec_blocking, exec_buffered, OpGen};
-use crate::{ctx, BenchResult, Mode, RunArgs, Workload};
 
 /// What async workers send their operations through.
 #[derive(Clone)]

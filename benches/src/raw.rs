@@ -20,10 +20,10 @@ use hbclient_proto::pb;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::error::{ctx, BenchResult};
 use crate::keys::{row_key, Rng};
 use crate::measure::{Outcome, Phase, Plan, Totals};
 use crate::report::PhaseReport;
-use crate::{ctx, BenchResult};
 
 /// Smallest call id used: from here on every `uint32` varint is 5 bytes long.
 const ID_BASE: u32 = 1 << 28;

@@ -10,8 +10,8 @@ use hbclient::MetricsSnapshot;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use crate::error::{ctx, BenchResult};
 use crate::target::SERVER_THREAD;
-use crate::{ctx, BenchResult};
 
 /// Highest latency recorded, in microseconds (one hour); slower calls are clamped to it.
 pub(crate) const MAX_LATENCY_US: u64 = 3_600_000_000;

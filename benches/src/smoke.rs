@@ -4,9 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::args::{Mode, RunArgs, SmokeArgs, Workload};
 use crate::engine::{run_series, Session, Sweep};
+use crate::error::BenchResult;
 use crate::report::RunRecord;
-use crate::{BenchResult, Mode, RunArgs, SmokeArgs, Workload};
 
 /// Arguments of one smoke run.
 fn args(workload: Workload, mode: Mode, seconds: f64, dir: &Path) -> RunArgs {

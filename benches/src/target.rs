@@ -10,8 +10,8 @@ use hbclient_proto::meta::TableName;
 use mini_hbase::{ClusterConfig, Match, MiniCluster, Reaction, Rule, RuleId};
 use tokio::runtime::Runtime;
 
+use crate::error::{ctx, BenchResult};
 use crate::keys::row_key;
-use crate::{ctx, BenchResult};
 
 /// Name prefix of the embedded server's threads (CPU accounting reads it back).
 pub(crate) const SERVER_THREAD: &str = "mini-hbase";

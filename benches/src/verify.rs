@@ -18,9 +18,9 @@ use clap::Args;
 use futures::TryStreamExt;
 
 use crate::acks::{ACKED_KEYS, VERIFY_PARAMS};
+use crate::error::{ctx, BenchResult};
 use crate::target::{Target, TargetSpec};
 use crate::workload::OpGen;
-use crate::{ctx, BenchResult};
 
 /// Options of `hbclient-bench verify`.
 #[derive(Debug, Clone, Args)]
@@ -164,7 +164,7 @@ mod tests {
     use crate::{Cli, Command};
     use clap::Parser;
 
-    fn run_args(argv: &[&str]) -> crate::RunArgs {
+    fn run_args(argv: &[&str]) -> crate::args::RunArgs {
         let mut full = vec!["hbclient-bench", "run"];
         full.extend_from_slice(argv);
         match Cli::try_parse_from(full).expect("parses").command {

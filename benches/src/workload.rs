@@ -13,9 +13,9 @@ use hbclient_proto::pb;
 use prost::Message;
 
 use crate::acks::AckLog;
+use crate::args::{RunArgs, Workload};
 use crate::keys::{row_key, Rng, KEY_DIGITS};
 use crate::measure::Outcome;
-use crate::{RunArgs, Workload};
 
 /// Size of the random pool values and long keys are sliced from (beyond their own length).
 const POOL_SLACK: usize = 64 * 1024;
