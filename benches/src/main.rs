@@ -1,13 +1,18 @@
 //! `hbclient-bench`: a load tool for hbclient in the spirit of HBase's PerformanceEvaluation.
 //!
 //! It runs PE-style workloads (`sequentialWrite`, `randomWrite`, `randomRead`, `scan`,
-//! `batchPut`, `largeRows`) in several client modes against an embedded mini-hbase or a real
+//! `scanRange`, `parallelScan`, `filterScan`, `batchPut`, `largeRows`) in several client modes against an embedded mini-hbase or a real
 //! cluster, measures throughput, latency percentiles (HdrHistogram), RPCs and bytes (from
 //! `Connection::metrics()`), CPU time per operation and peak RSS, and writes one JSON result per
 //! run plus SVG plots. `raw-limit` pipelines one pre-encoded Get frame over a plain TCP socket:
 //! the ceiling any client could reach against that server. See `benches/README.md`.
 
+mod acks;
+mod args;
 mod engine;
+mod error;
+mod keys;
+mod measure;
 mod plot;
 mod raw;
 mod report;
@@ -16,11 +21,11 @@ mod target;
 mod verify;
 mod workload;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
-use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
+
+use crate::args::{RunArgs, SmokeArgs};
 
 /// Command line.
 #[derive(Debug, Parser)]
@@ -47,221 +52,6 @@ enum Command {
     Verify(verify::VerifyArgs),
 }
 
-/// What each operation does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
-pub(crate) enum Workload {
-    /// Puts rows `0..rows` in key order (one row per operation).
-    #[value(name = "sequentialWrite")]
-    #[serde(rename = "sequentialWrite")]
-    SequentialWrite,
-    /// Puts rows at uniformly random keys in `0..rows`.
-    #[value(name = "randomWrite")]
-    #[serde(rename = "randomWrite")]
-    RandomWrite,
-    /// Gets rows at uniformly random keys in `0..rows` (the table is loaded first).
-    #[value(name = "randomRead")]
-    #[serde(rename = "randomRead")]
-    RandomRead,
-    /// Scans `--scan-rows` rows from a random start key (the table is loaded first).
-    #[value(name = "scan")]
-    #[serde(rename = "scan")]
-    Scan,
-    /// One `batch` of `--batch-size` puts per operation (rows in key order).
-    #[value(name = "batchPut")]
-    #[serde(rename = "batchPut")]
-    BatchPut,
-    /// Puts rows with random 2000-byte keys and 4000-byte values (a long insert).
-    #[value(name = "largeRows")]
-    #[serde(rename = "largeRows")]
-    LargeRows,
-}
-
-impl Workload {
-    pub(crate) const ALL: [Workload; 6] = [
-        Workload::SequentialWrite,
-        Workload::RandomWrite,
-        Workload::RandomRead,
-        Workload::Scan,
-        Workload::BatchPut,
-        Workload::LargeRows,
-    ];
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Workload::SequentialWrite => "sequentialWrite",
-            Workload::RandomWrite => "randomWrite",
-            Workload::RandomRead => "randomRead",
-            Workload::Scan => "scan",
-            Workload::BatchPut => "batchPut",
-            Workload::LargeRows => "largeRows",
-        }
-    }
-
-    /// Whether it only writes (so a BufferedMutator can carry it).
-    pub(crate) fn is_write(self) -> bool {
-        !matches!(self, Workload::RandomRead | Workload::Scan)
-    }
-
-    /// Whether the rows must exist before the measured phase.
-    pub(crate) fn needs_data(self) -> bool {
-        matches!(self, Workload::RandomRead | Workload::Scan)
-    }
-}
-
-/// How the client issues the operations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) enum Mode {
-    /// `--concurrency` tasks, each with one operation in flight, sharing one `Connection`.
-    Async,
-    /// `--concurrency` OS threads sharing one blocking table (`hbclient::blocking`).
-    Blocking,
-    /// Mutations handed to one `BufferedMutator` by `--concurrency` tasks (write workloads).
-    Buffered,
-    /// One pre-encoded Get frame pipelined over one plain TCP connection, `--concurrency` in
-    /// flight, no client logic (randomRead only): the ceiling for this machine and server.
-    RawLimit,
-}
-
-impl Mode {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Mode::Async => "async",
-            Mode::Blocking => "blocking",
-            Mode::Buffered => "buffered",
-            Mode::RawLimit => "raw-limit",
-        }
-    }
-}
-
-/// Options of `hbclient-bench run`.
-#[derive(Debug, Clone, Args)]
-pub(crate) struct RunArgs {
-    /// The workload.
-    #[arg(value_enum)]
-    pub(crate) workload: Workload,
-    /// Client mode.
-    #[arg(long, value_enum, default_value = "async")]
-    pub(crate) mode: Mode,
-    /// `mini` (embedded mini-hbase), `zk:HOST:PORT` (ZooKeeper quorum) or `rpc:HOST:PORT`
-    /// (bootstrap server, ZooKeeper-free).
-    #[arg(long, default_value = "mini")]
-    pub(crate) target: String,
-    /// Region servers of the embedded mini-hbase.
-    #[arg(long, default_value_t = 1)]
-    pub(crate) region_servers: usize,
-    /// Per-call service time added by the embedded mini-hbase to every call on the table
-    /// (a `Reaction::Delay` fault rule), in microseconds.
-    #[arg(long, default_value_t = 0)]
-    pub(crate) service_time_us: u64,
-    /// Operations in flight: tasks (async, buffered), threads (blocking), frames (raw-limit).
-    #[arg(long, default_value_t = 1)]
-    pub(crate) concurrency: usize,
-    /// Key space and, without `--duration`, the number of rows the measured phase touches.
-    #[arg(long, default_value_t = 100_000)]
-    pub(crate) rows: u64,
-    /// Measured phase length in seconds (instead of a row count).
-    #[arg(long)]
-    pub(crate) duration: Option<f64>,
-    /// Start operations at this many per second across all callers (open loop), measuring
-    /// each one's latency from when it was due; callers still cap how many are in flight.
-    /// Without it each caller starts its next operation when the last returns.
-    #[arg(long)]
-    pub(crate) rate: Option<f64>,
-    /// Unmeasured warm-up before the measured phase, in seconds.
-    #[arg(long, default_value_t = 1.0)]
-    pub(crate) warmup: f64,
-    /// TCP connections per server (`hbase.client.ipc.pool.size`).
-    #[arg(long, default_value_t = 1)]
-    pub(crate) pool_size: usize,
-    /// Pre-split the table into this many regions over the 26-digit key space `0..rows`
-    /// (PE's `--presplit`); 0 or 1: one region.
-    #[arg(long, default_value_t = 0)]
-    pub(crate) presplit: usize,
-    /// Columns per row.
-    #[arg(long, default_value_t = 1)]
-    pub(crate) columns: usize,
-    /// Bytes per value (default 1000 as PE; 4000 for largeRows).
-    #[arg(long)]
-    pub(crate) value_size: Option<usize>,
-    /// Key length of largeRows (26 random digits, then random letters).
-    #[arg(long, default_value_t = 2000)]
-    pub(crate) key_size: usize,
-    /// Puts per batch (batchPut).
-    #[arg(long, default_value_t = 100)]
-    pub(crate) batch_size: usize,
-    /// Rows per scan (scan).
-    #[arg(long, default_value_t = 100)]
-    pub(crate) scan_rows: u64,
-    /// BufferedMutator write buffer in bytes (`hbase.client.write.buffer`; default 2 MiB).
-    #[arg(long)]
-    pub(crate) write_buffer: Option<usize>,
-    /// BufferedMutator cap on bytes buffered plus being sent (`hbase.client.write.buffer.maxinflight`;
-    /// default 16 MiB); `mutate()` waits beyond it.
-    #[arg(long)]
-    pub(crate) max_in_flight: Option<usize>,
-    /// Table name.
-    #[arg(long, default_value = "hbclient_bench")]
-    pub(crate) table: String,
-    /// Column family.
-    #[arg(long, default_value = "info0")]
-    pub(crate) family: String,
-    /// Drop and re-create the table first if it exists (real clusters; mini always starts empty).
-    #[arg(long)]
-    pub(crate) recreate: bool,
-    /// Disable and delete the table when the runs are over (real clusters).
-    #[arg(long)]
-    pub(crate) drop_table: bool,
-    /// Do not load `--rows` rows before read workloads (they were loaded by an earlier run).
-    #[arg(long)]
-    pub(crate) skip_load: bool,
-    /// Also measure raw-limit (same target, same concurrency) for get workloads and report
-    /// hbclient's throughput as a ratio of it.
-    #[arg(long, default_value_t = true, action = ArgAction::Set)]
-    pub(crate) compare_raw: bool,
-    /// Series of runs: `callers=1,2,4,...` (concurrency) or `pool=1,2,3,4` (pool size); may be
-    /// given twice for a grid.
-    #[arg(long)]
-    pub(crate) sweep: Vec<String>,
-    /// Directory for JSON results and SVG plots (created if missing).
-    #[arg(long)]
-    pub(crate) output: Option<PathBuf>,
-    /// Random seed for keys and values.
-    #[arg(long, default_value_t = 42)]
-    pub(crate) seed: u64,
-    /// Never show the progress bar.
-    #[arg(long)]
-    pub(crate) no_progress: bool,
-}
-
-impl RunArgs {
-    pub(crate) fn value_size(&self) -> usize {
-        self.value_size.unwrap_or(match self.workload {
-            Workload::LargeRows => 4000,
-            _ => 1000,
-        })
-    }
-
-    pub(crate) fn duration(&self) -> Option<Duration> {
-        self.duration.map(Duration::from_secs_f64)
-    }
-
-    pub(crate) fn warmup(&self) -> Duration {
-        Duration::from_secs_f64(self.warmup.max(0.0))
-    }
-}
-
-/// Options of `hbclient-bench smoke`.
-#[derive(Debug, Clone, Args)]
-pub(crate) struct SmokeArgs {
-    /// Measured seconds per run.
-    #[arg(long, default_value_t = 0.3)]
-    pub(crate) seconds: f64,
-    /// Keep the JSON results and plots here (default: a temporary directory, removed after).
-    #[arg(long)]
-    pub(crate) output: Option<PathBuf>,
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
@@ -282,17 +72,10 @@ fn main() -> ExitCode {
     }
 }
 
-/// Errors of this tool: a message for the user.
-pub(crate) type BenchResult<T> = Result<T, String>;
-
-/// Converts any displayable error into the tool's error with context.
-pub(crate) fn ctx<E: std::fmt::Display>(what: &str) -> impl FnOnce(E) -> String + '_ {
-    move |e| format!("{what}: {e}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::args::Workload;
 
     #[test]
     fn cli_parses() {

@@ -11,8 +11,8 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use crate::error::BenchResult;
 use crate::report::RunRecord;
-use crate::BenchResult;
 
 const SIZE: (u32, u32) = (1000, 760);
 const PALETTE: [RGBColor; 6] = [

@@ -6,6 +6,11 @@
 //! (preamble, then a ConnectionHeader for ClientService with KeyValueCodec) carries `in_flight`
 //! calls; as answers arrive, their slots are re-sent, all frames of one read going out in one
 //! write. No region lookup, no retries, no response decoding beyond the response header.
+//!
+//! Where the frames go (the region of row 0 and its server) is found before the phase through
+//! hbclient's public region listing (`Admin::table_regions`): aiming the ceiling is not part of
+//! what it measures, so it need not bypass the client, and the bench keeps no second meta
+//! reader to drift from the client's.
 
 use std::time::{Duration, Instant};
 
@@ -15,10 +20,10 @@ use hbclient_proto::pb;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::engine::{Phase, Plan, Totals};
+use crate::error::{ctx, BenchResult};
+use crate::keys::{row_key, Rng};
+use crate::measure::{Outcome, Phase, Plan, Totals};
 use crate::report::PhaseReport;
-use crate::workload::Outcome;
-use crate::{ctx, BenchResult};
 
 /// Smallest call id used: from here on every `uint32` varint is 5 bytes long.
 const ID_BASE: u32 = 1 << 28;
@@ -38,21 +43,6 @@ pub(crate) struct RawSpec {
     pub(crate) rows: Vec<Bytes>,
     /// Calls in flight.
     pub(crate) in_flight: usize,
-}
-
-/// Where a row lives: its region's name, server and key range (`end_key` empty: unbounded).
-#[derive(Debug, Clone)]
-pub(crate) struct Located {
-    pub(crate) region: Bytes,
-    pub(crate) server: String,
-    pub(crate) start_key: Bytes,
-    pub(crate) end_key: Bytes,
-}
-
-impl Located {
-    pub(crate) fn contains(&self, row: &[u8]) -> bool {
-        row >= &self.start_key[..] && (self.end_key.is_empty() || row < &self.end_key[..])
-    }
 }
 
 /// The pre-encoded frame and where its call id sits.
@@ -185,7 +175,7 @@ pub(crate) async fn run(
         .iter()
         .map(|row| Template::get(&spec.region, row))
         .collect::<BenchResult<Vec<Template>>>()?;
-    let mut rng = crate::workload::Rng::new(0x7A57_1171);
+    let mut rng = Rng::new(0x7A57_1171);
     let count = templates.len() as u64;
     let mut pick = move || rng.below(count) as usize;
     let mut stream = TcpStream::connect(&spec.server)
@@ -274,159 +264,25 @@ pub(crate) async fn run(
     Ok(phase.finish(totals))
 }
 
-/// One call over a fresh plain connection to `addr`, bound to `service`.
-async fn one_call(
-    addr: &str,
-    service: &str,
-    method: &str,
-    param: &impl prost::Message,
-) -> BenchResult<ResponseFrame> {
-    let work = async {
-        let mut stream = TcpStream::connect(addr)
-            .await
-            .map_err(ctx(&format!("connecting to {addr}")))?;
-        let header = pb::RequestHeader {
-            call_id: Some(1),
-            method_name: Some(method.into()),
-            timeout: Some(10_000),
-            ..Default::default()
-        };
-        let mut out = BytesMut::from(&hello(service)[..]);
-        out.put_slice(&frame::encode_request(header, param, &[]));
-        stream.write_all(&out).await.map_err(ctx("write"))?;
-        let mut input = BytesMut::new();
-        loop {
-            if let Some(body) =
-                frame::take_frame(&mut input, frame::DEFAULT_MAX_FRAME_LEN).map_err(ctx("frame"))?
-            {
-                let response = ResponseFrame::decode(body).map_err(ctx("response"))?;
-                if let Some(e) = &response.header.exception {
-                    return Err(format!(
-                        "{method} on {addr}: {}",
-                        e.exception_class_name.as_deref().unwrap_or("exception")
-                    ));
-                }
-                return Ok(response);
-            }
-            if stream.read_buf(&mut input).await.map_err(ctx("read"))? == 0 {
-                return Err(format!("{addr} closed the connection"));
-            }
-        }
+/// Most distinct rows raw-limit pre-encodes Get frames for.
+const RAW_ROWS_MAX: u64 = 1 << 17;
+
+/// The keys of `0..rows` that `keep` accepts: all of them when there are at most
+/// [`RAW_ROWS_MAX`], else that many drawn at random (as randomRead draws them), deduplicated.
+pub(crate) fn rows_read_in(rows: u64, seed: u64, keep: impl Fn(&[u8]) -> bool) -> Vec<Bytes> {
+    let mut picked: Vec<u64> = if rows <= RAW_ROWS_MAX {
+        (0..rows).collect()
+    } else {
+        let mut rng = Rng::new(seed ^ 0x4A57);
+        (0..RAW_ROWS_MAX).map(|_| rng.below(rows)).collect()
     };
-    tokio::time::timeout(Duration::from_secs(15), work)
-        .await
-        .map_err(|_| format!("{method} on {addr}: no answer within 15 s"))?
-}
-
-fn server_addr(server: &pb::ServerName) -> String {
-    format!("{}:{}", server.host_name, server.port.unwrap_or(16020))
-}
-
-/// `host:port` of hbase:meta's server, asked of a bootstrap server (`ClientMetaService`).
-pub(crate) async fn meta_server_via_rpc(bootstrap: &str) -> BenchResult<String> {
-    let response = one_call(
-        bootstrap,
-        "ClientMetaService",
-        "GetMetaRegionLocations",
-        &pb::GetMetaRegionLocationsRequest::default(),
-    )
-    .await?;
-    let locations: pb::GetMetaRegionLocationsResponse = response
-        .body("GetMetaRegionLocationsResponse")
-        .map_err(ctx("GetMetaRegionLocationsResponse"))?;
-    locations
-        .meta_locations
-        .iter()
-        .find(|l| l.region_info.replica_id.unwrap_or(0) == 0)
-        .and_then(|l| l.server_name.as_ref())
-        .map(server_addr)
-        .ok_or_else(|| "hbase:meta is not assigned".to_string())
-}
-
-/// `host:port` of hbase:meta's server, read from ZooKeeper (`/hbase/meta-region-server`).
-pub(crate) async fn meta_server_via_zk(quorum: &str) -> BenchResult<String> {
-    let client = zookeeper_client::Client::connector()
-        .with_session_timeout(Duration::from_secs(30))
-        .with_fail_eagerly()
-        .connect(quorum)
-        .await
-        .map_err(ctx(&format!("ZooKeeper {quorum}")))?;
-    let (data, _) = client
-        .get_data("/hbase/meta-region-server")
-        .await
-        .map_err(ctx("reading /hbase/meta-region-server"))?;
-    let meta: pb::MetaRegionServer =
-        hbclient_proto::znode::decode_znode("meta-region-server", &data)
-            .map_err(ctx("meta-region-server znode"))?;
-    Ok(server_addr(&meta.server))
-}
-
-/// The region holding `row` (name, key range, `host:port` of its server): one reversed scan of
-/// hbase:meta on `meta_server`, as a client's region lookup does.
-pub(crate) async fn locate(meta_server: &str, table: &str, row: &[u8]) -> BenchResult<Located> {
-    use hbclient_proto::meta;
-    let name = meta::TableName::parse(table).map_err(ctx("table name"))?;
-    let request = pb::ScanRequest {
-        region: Some(pb::RegionSpecifier {
-            r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
-            value: Bytes::from_static(meta::META_REGION_NAME),
-        }),
-        scan: Some(pb::Scan {
-            column: vec![pb::Column {
-                family: Bytes::from_static(meta::CATALOG_FAMILY),
-                qualifier: Vec::new(),
-            }],
-            start_row: Some(meta::meta_search_key(&name, row)),
-            stop_row: Some(meta::meta_stop_key(&name)),
-            include_stop_row: Some(true),
-            reversed: Some(true),
-            caching: Some(1),
-            ..Default::default()
-        }),
-        number_of_rows: Some(1),
-        close_scanner: Some(true),
-        ..Default::default()
-    };
-    let response = one_call(meta_server, "ClientService", "Scan", &request).await?;
-    let scan: pb::ScanResponse = response.body("ScanResponse").map_err(ctx("ScanResponse"))?;
-    let mut cells: Vec<hbclient_proto::cell::Cell> = Vec::new();
-    let mut reader = hbclient_proto::cell::CellBlockReader::new(response.cellblock.clone());
-    for n in &scan.cells_per_result {
-        cells.extend(reader.next_cells(*n as usize).map_err(ctx("meta cells"))?);
-    }
-    for result in &scan.results {
-        for c in &result.cell {
-            cells.push(hbclient_proto::cell::Cell::put(
-                c.row.clone().unwrap_or_default(),
-                c.family.clone().unwrap_or_default(),
-                c.qualifier.clone().unwrap_or_default(),
-                0,
-                c.value.clone().unwrap_or_default(),
-            ));
-        }
-    }
-    let first = cells
-        .first()
-        .ok_or_else(|| format!("hbase:meta has no region of {table}"))?;
-    if meta::table_of_region_name(&first.row) != &name.to_bytes()[..] {
-        return Err(format!("hbase:meta has no region of {table}"));
-    }
-    let server = cells
-        .iter()
-        .find(|c| &c.qualifier[..] == meta::SERVER_QUALIFIER)
-        .ok_or("the region has no info:server (not open?)")?;
-    let info = cells
-        .iter()
-        .find(|c| &c.qualifier[..] == meta::REGIONINFO_QUALIFIER)
-        .ok_or("the region has no info:regioninfo")?;
-    let info: pb::RegionInfo =
-        meta::decode_pb_value("RegionInfo", &info.value).map_err(ctx("info:regioninfo"))?;
-    Ok(Located {
-        region: first.row.clone(),
-        server: String::from_utf8_lossy(&server.value).into_owned(),
-        start_key: info.start_key.unwrap_or_default(),
-        end_key: info.end_key.unwrap_or_default(),
-    })
+    picked.sort_unstable();
+    picked.dedup();
+    picked
+        .into_iter()
+        .map(row_key)
+        .filter(|key| keep(key))
+        .collect()
 }
 
 #[cfg(test)]
@@ -450,5 +306,21 @@ mod tests {
             let get: pb::GetRequest = request.param("GetRequest").unwrap();
             assert_eq!(get.get.row, row);
         }
+    }
+
+    #[test]
+    fn raw_limit_reads_the_clients_rows_inside_its_region() {
+        let all = rows_read_in(1000, 42, |_| true);
+        assert_eq!(all.len(), 1000);
+        assert_eq!(all[0], row_key(0));
+        let upper = row_key(500);
+        let low = rows_read_in(1000, 42, |k| k < &upper[..]);
+        assert_eq!(low.len(), 500, "only the rows of the region");
+        let sampled = rows_read_in(10_000_000, 42, |_| true);
+        assert!(sampled.len() <= RAW_ROWS_MAX as usize && sampled.len() > 100_000);
+        assert!(
+            sampled.windows(2).all(|w| w[0] < w[1]),
+            "sorted, no repeats"
+        );
     }
 }

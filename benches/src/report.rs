@@ -10,8 +10,8 @@ use hbclient::MetricsSnapshot;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use crate::error::{ctx, BenchResult};
 use crate::target::SERVER_THREAD;
-use crate::{ctx, BenchResult};
 
 /// Highest latency recorded, in microseconds (one hour); slower calls are clamped to it.
 pub(crate) const MAX_LATENCY_US: u64 = 3_600_000_000;
@@ -158,10 +158,19 @@ pub(crate) struct RpcReport {
     pub(crate) retries: u64,
     pub(crate) meta_lookups: u64,
     pub(crate) connections_opened: u64,
+    /// Wire throughput of the phase, MB (10^6 bytes) per second: frames sent, bytes received.
+    pub(crate) mb_out_per_sec: f64,
+    pub(crate) mb_in_per_sec: f64,
 }
 
 impl RpcReport {
-    pub(crate) fn delta(before: &MetricsSnapshot, after: &MetricsSnapshot, ops: u64) -> RpcReport {
+    pub(crate) fn delta(
+        before: &MetricsSnapshot,
+        after: &MetricsSnapshot,
+        ops: u64,
+        elapsed_s: f64,
+    ) -> RpcReport {
+        let mb_per_sec = |bytes: u64| round2(bytes as f64 / 1e6 / elapsed_s.max(1e-9));
         let mut by_method = BTreeMap::new();
         for (method, n) in &after.rpcs {
             let d = n.saturating_sub(before.rpcs_of(method));
@@ -188,6 +197,8 @@ impl RpcReport {
             connections_opened: after
                 .connections_opened
                 .saturating_sub(before.connections_opened),
+            mb_out_per_sec: mb_per_sec(bytes_out),
+            mb_in_per_sec: mb_per_sec(bytes_in),
         }
     }
 }
@@ -268,31 +279,45 @@ pub(crate) struct CpuReport {
     pub(crate) process_user_s: f64,
     pub(crate) process_sys_s: f64,
     pub(crate) process_cpu_us_per_op: f64,
+    /// Per row written or read (a batch's or a scan's rows each count; a filtered-out row
+    /// does not).
+    pub(crate) process_cpu_us_per_row: f64,
     /// CPU of the embedded server's threads (mini only).
     pub(crate) server_threads_cpu_s: Option<f64>,
     /// Process CPU minus the server threads' CPU, per operation (mini only; an estimate).
     pub(crate) client_cpu_us_per_op_estimate: Option<f64>,
+    /// The same per row (mini only; an estimate).
+    pub(crate) client_cpu_us_per_row_estimate: Option<f64>,
     pub(crate) note: &'static str,
 }
 
 impl CpuReport {
-    pub(crate) fn delta(before: &Usage, after: &Usage, ops: u64, mini: bool) -> CpuReport {
+    pub(crate) fn delta(
+        before: &Usage,
+        after: &Usage,
+        ops: u64,
+        rows: u64,
+        mini: bool,
+    ) -> CpuReport {
         let user = after.user_s - before.user_s;
         let sys = after.sys_s - before.sys_s;
-        let per_op = |s: f64| {
-            if ops == 0 {
+        let per = |s: f64, n: u64| {
+            if n == 0 {
                 0.0
             } else {
-                round2(s * 1e6 / ops as f64)
+                round2(s * 1e6 / n as f64)
             }
         };
+        let per_op = |s: f64| per(s, ops);
         let server = after.server_s - before.server_s;
         CpuReport {
             process_user_s: round3(user),
             process_sys_s: round3(sys),
             process_cpu_us_per_op: per_op(user + sys),
+            process_cpu_us_per_row: per(user + sys, rows),
             server_threads_cpu_s: mini.then(|| round3(server)),
             client_cpu_us_per_op_estimate: mini.then(|| per_op((user + sys - server).max(0.0))),
+            client_cpu_us_per_row_estimate: mini.then(|| per((user + sys - server).max(0.0), rows)),
             note: if mini {
                 "process CPU: the embedded mini-hbase runs in this process, so it includes the \
                  server; the estimate subtracts the CPU of the server's threads"
@@ -455,14 +480,16 @@ impl RunRecord {
                 .map(|(m, n)| format!("{m} {n}"))
                 .collect();
             s += &format!(
-                "  rpcs: {} ({:.2}/op: {}), bytes out {} ({:.0}/op) in {} ({:.0}/op), socket writes {} ({:.2} rpcs/write), retries {}\n",
+                "  rpcs: {} ({:.2}/op: {}), bytes out {} ({:.0}/op, {:.1} MB/s) in {} ({:.0}/op, {:.1} MB/s), socket writes {} ({:.2} rpcs/write), retries {}\n",
                 rpc.total,
                 rpc.per_op,
                 methods.join(", "),
                 rpc.bytes_out,
                 rpc.bytes_out_per_op,
+                rpc.mb_out_per_sec,
                 rpc.bytes_in,
                 rpc.bytes_in_per_op,
+                rpc.mb_in_per_sec,
                 rpc.socket_writes,
                 rpc.rpcs_per_socket_write,
                 rpc.retries
@@ -470,14 +497,16 @@ impl RunRecord {
         }
         let c = &self.cpu;
         s += &format!(
-            "  process CPU: {:.2} us/op (user {:.3} s, sys {:.3} s)",
-            c.process_cpu_us_per_op, c.process_user_s, c.process_sys_s
+            "  process CPU: {:.2} us/op, {:.3} us/row (user {:.3} s, sys {:.3} s)",
+            c.process_cpu_us_per_op, c.process_cpu_us_per_row, c.process_user_s, c.process_sys_s
         );
-        if let (Some(server), Some(client)) =
-            (c.server_threads_cpu_s, c.client_cpu_us_per_op_estimate)
-        {
+        if let (Some(server), Some(client), Some(client_row)) = (
+            c.server_threads_cpu_s,
+            c.client_cpu_us_per_op_estimate,
+            c.client_cpu_us_per_row_estimate,
+        ) {
             s += &format!(
-                "; server threads {server:.3} s; client estimate {client:.2} us/op (embedded server shares the process)"
+                "; server threads {server:.3} s; client estimate {client:.2} us/op, {client_row:.3} us/row (embedded server shares the process)"
             );
         }
         s += &format!("; peak RSS {} MiB\n", self.peak_rss_kib / 1024);

@@ -4,9 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::args::{Mode, RunArgs, SmokeArgs, Workload};
 use crate::engine::{run_series, Session, Sweep};
+use crate::error::BenchResult;
 use crate::report::RunRecord;
-use crate::{BenchResult, Mode, RunArgs, SmokeArgs, Workload};
 
 /// Arguments of one smoke run.
 fn args(workload: Workload, mode: Mode, seconds: f64, dir: &Path) -> RunArgs {
@@ -28,6 +29,9 @@ fn args(workload: Workload, mode: Mode, seconds: f64, dir: &Path) -> RunArgs {
         key_size: 2000,
         batch_size: 20,
         scan_rows: 20,
+        caching: None,
+        max_result_size: None,
+        scan_parallelism: 2,
         write_buffer: Some(16 * 1024),
         max_in_flight: Some(128 * 1024),
         table: "smoke".into(),
@@ -73,6 +77,30 @@ fn check(record: &RunRecord) -> Vec<String> {
         if rpc.total == 0 || rpc.bytes_out == 0 || rpc.bytes_in == 0 {
             problems.push(format!("no RPCs counted: {rpc:?}"));
         }
+    }
+    if record.params["workload"] == "parallelScan"
+        && record.params["regions_scanned_per_pass"].as_u64() < Some(2)
+    {
+        problems.push("parallelScan did not split the table by region".to_string());
+    }
+    // A full pass returns every row of the table (filterScan: one in a hundred), no more.
+    let table_rows = record.params["rows"].as_u64().unwrap_or(0);
+    let per_pass = match record.params["workload"].as_str() {
+        Some("scan" | "parallelScan") => Some(table_rows),
+        Some("filterScan") => Some(crate::workload::filter_scan_rows(table_rows)),
+        _ => None,
+    };
+    if let Some(per_pass) = per_pass.filter(|&n| r.rows != r.ops * n) {
+        problems.push(format!(
+            "{} passes returned {} rows, not {per_pass} each",
+            r.ops, r.rows
+        ));
+    }
+    if r.rows == 0 {
+        problems.push("no rows written or read".to_string());
+    }
+    if record.cpu.process_cpu_us_per_row <= 0.0 {
+        problems.push("no CPU per row".to_string());
     }
     if record.params["workload"] == "randomRead" && record.params["mode"] != "raw-limit" {
         match (&record.raw_limit, record.throughput_ratio_to_raw) {
@@ -166,6 +194,22 @@ fn smoke_in(seconds: f64, dir: &Path) -> BenchResult<()> {
     let mut slow = args(Workload::RandomWrite, Mode::Async, seconds, dir);
     slow.service_time_us = 500;
     plans.push(("randomWrite async, 500 us service time".into(), slow));
+    // Scans with their RPCs shaped: small caching, then a small max result size (several RPCs
+    // per region either way), and a parallel scan over more regions than it runs at once.
+    let mut cached = args(Workload::Scan, Mode::Async, seconds, dir);
+    cached.caching = Some(50);
+    plans.push(("scan async, caching 50".into(), cached));
+    let mut sized = args(Workload::FilterScan, Mode::Blocking, seconds, dir);
+    sized.max_result_size = Some(8 * 1024);
+    plans.push(("filterScan blocking, max result size 8 KiB".into(), sized));
+    let mut regions = args(Workload::ParallelScan, Mode::Async, seconds, dir);
+    regions.presplit = 6;
+    regions.scan_parallelism = 4;
+    plans.push(("parallelScan async, 6 regions 4 at a time".into(), regions));
+    // Batch ingest into a table pre-split over both servers.
+    let mut ingest = args(Workload::BatchPut, Mode::Async, seconds, dir);
+    ingest.presplit = 8;
+    plans.push(("batchPut async, 8 regions".into(), ingest));
     // A sweep over callers and pool sizes (with raw-limit at each point).
     let mut sweep = args(Workload::RandomRead, Mode::Async, seconds / 2.0, dir);
     sweep.sweep = vec!["callers=1,4".into(), "pool=1,2".into()];

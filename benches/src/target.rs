@@ -5,13 +5,13 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use hbclient::{Config, Connection, TableDescriptor};
+use hbclient::{Config, Connection, RegionSummary, TableDescriptor};
 use hbclient_proto::meta::TableName;
 use mini_hbase::{ClusterConfig, Match, MiniCluster, Reaction, Rule, RuleId};
 use tokio::runtime::Runtime;
 
-use crate::workload::row_key;
-use crate::{ctx, BenchResult};
+use crate::error::{ctx, BenchResult};
+use crate::keys::row_key;
 
 /// Name prefix of the embedded server's threads (CPU accounting reads it back).
 pub(crate) const SERVER_THREAD: &str = "mini-hbase";
@@ -243,23 +243,23 @@ impl Target {
         Ok(())
     }
 
-    /// The region holding `row` (name, key range, server), read from hbase:meta with plain
-    /// RPCs (for raw-limit, which bypasses the client).
-    pub(crate) fn locate_row(&self, table: &str, row: &[u8]) -> BenchResult<crate::raw::Located> {
-        self.client_rt.block_on(async {
-            let meta_server = match (&self.spec, &self.cluster) {
-                (TargetSpec::Mini { .. }, Some(cluster)) => cluster
-                    .region_server_addrs()
-                    .get(cluster.meta_server())
-                    .map(|a| a.to_string())
-                    .ok_or("mini-hbase has no meta server")?,
-                (TargetSpec::Rpc(addr), _) => crate::raw::meta_server_via_rpc(addr).await?,
-                (TargetSpec::Zk(quorum), _) => crate::raw::meta_server_via_zk(quorum).await?,
-                (TargetSpec::Mini { .. }, None) => return Err("mini-hbase is not running".into()),
-            };
-            crate::raw::locate(&meta_server, table, row).await
-        })
+    /// The table's regions in key order with their servers, from hbclient's public region
+    /// listing (`Admin::table_regions`, one scan of hbase:meta). raw-limit aims its frames with
+    /// it and parallelScan splits the table by it.
+    pub(crate) fn regions(&self, table: &str) -> BenchResult<Vec<RegionSummary>> {
+        let conn = self.connect(1)?;
+        let regions = self
+            .client_rt
+            .block_on(conn.admin().table_regions(table))
+            .map_err(ctx("listing the table's regions"));
+        conn.close();
+        regions
     }
+}
+
+/// Whether `row` lies in `region` (`end` empty: unbounded).
+pub(crate) fn region_holds(region: &RegionSummary, row: &[u8]) -> bool {
+    row >= &region.start[..] && (region.end.is_empty() || row < &region.end[..])
 }
 
 /// PE's split points: `presplit - 1` keys evenly spaced over `0..rows`.

@@ -11,71 +11,16 @@
 //! reached the server anyway — are counted, not fatal).
 
 use std::collections::HashSet;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
-use bytes::Bytes;
 use clap::Args;
 use futures::TryStreamExt;
 
+use crate::acks::{ACKED_KEYS, VERIFY_PARAMS};
+use crate::error::{ctx, BenchResult};
 use crate::target::{Target, TargetSpec};
 use crate::workload::OpGen;
-use crate::{ctx, BenchResult};
-
-/// File of acknowledged keys in a run's `--output` directory.
-pub(crate) const ACKED_KEYS: &str = "acked-keys.hex";
-/// File of value parameters in a run's `--output` directory.
-pub(crate) const VERIFY_PARAMS: &str = "verify.json";
-
-/// Acknowledged row keys of a write run.
-#[derive(Debug, Default)]
-pub(crate) struct AckLog {
-    acked: Mutex<Vec<Bytes>>,
-    /// Buffered mutations handed over but not yet confirmed by a flush.
-    pending: Mutex<Vec<Bytes>>,
-}
-
-impl AckLog {
-    pub(crate) fn acknowledged(&self, row: Bytes) {
-        self.acked.lock().unwrap().push(row);
-    }
-
-    pub(crate) fn buffered(&self, row: Bytes) {
-        self.pending.lock().unwrap().push(row);
-    }
-
-    /// A flush covering every pending mutation returned; `failed` are the rows it reported.
-    pub(crate) fn flushed(&self, failed: &[Bytes]) {
-        let failed: HashSet<&Bytes> = failed.iter().collect();
-        let pending = std::mem::take(&mut *self.pending.lock().unwrap());
-        let mut acked = self.acked.lock().unwrap();
-        acked.extend(pending.into_iter().filter(|r| !failed.contains(r)));
-    }
-
-    /// Appends the acknowledged keys to `dir/acked-keys.hex` (and forgets them), and writes the
-    /// value parameters to `dir/verify.json`.
-    pub(crate) fn write(&self, dir: &Path, params: &serde_json::Value) -> BenchResult<usize> {
-        std::fs::create_dir_all(dir).map_err(ctx("creating --output"))?;
-        let keys = std::mem::take(&mut *self.acked.lock().unwrap());
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(dir.join(ACKED_KEYS))
-            .map_err(ctx("opening acked-keys.hex"))?;
-        let mut out = std::io::BufWriter::new(file);
-        for k in &keys {
-            for b in k.iter() {
-                write!(out, "{b:02x}").map_err(ctx("writing acked keys"))?;
-            }
-            writeln!(out).map_err(ctx("writing acked keys"))?;
-        }
-        out.flush().map_err(ctx("writing acked keys"))?;
-        let text = serde_json::to_string_pretty(params).map_err(ctx("verify params"))?;
-        std::fs::write(dir.join(VERIFY_PARAMS), text).map_err(ctx("writing verify.json"))?;
-        Ok(keys.len())
-    }
-}
 
 /// Options of `hbclient-bench verify`.
 #[derive(Debug, Clone, Args)]
@@ -219,7 +164,7 @@ mod tests {
     use crate::{Cli, Command};
     use clap::Parser;
 
-    fn run_args(argv: &[&str]) -> crate::RunArgs {
+    fn run_args(argv: &[&str]) -> crate::args::RunArgs {
         let mut full = vec!["hbclient-bench", "run"];
         full.extend_from_slice(argv);
         match Cli::try_parse_from(full).expect("parses").command {

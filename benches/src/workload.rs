@@ -2,65 +2,20 @@
 //! Values are slices of one random buffer, so making an operation costs no value generation.
 //! Which slice is a function of the row and the column only, so `verify` can recompute the value
 //! of any acknowledged row from the run's seed and sizes (see `verify.rs`).
+//!
+//! Scan workloads read a table loaded with every row of `0..rows`, so each knows how many rows
+//! it must get back; fewer count as misses (a scan that lost rows is not a fast scan).
 
 use bytes::{Bytes, BytesMut};
 use futures::TryStreamExt;
-use hbclient::{Action, AsyncTable, BufferedMutator, Get, Put, Scan};
+use hbclient::{Action, AsyncTable, BufferedMutator, Filter, Get, Put, Scan};
+use hbclient_proto::pb;
+use prost::Message;
 
-use crate::verify::AckLog;
-use crate::{RunArgs, Workload};
-
-/// PE's row length.
-pub(crate) const KEY_DIGITS: usize = 26;
-
-/// Row key of row `i`: 26 zero-padded digits, as PerformanceEvaluation formats them.
-pub(crate) fn row_key(i: u64) -> Bytes {
-    Bytes::from(format!("{i:0KEY_DIGITS$}"))
-}
-
-/// Most distinct rows raw-limit pre-encodes Get frames for.
-const RAW_ROWS_MAX: u64 = 1 << 17;
-
-/// The keys of `0..rows` that `keep` accepts: all of them when there are at most
-/// [`RAW_ROWS_MAX`], else that many drawn at random (as randomRead draws them), deduplicated.
-pub(crate) fn rows_read_in(rows: u64, seed: u64, keep: impl Fn(&[u8]) -> bool) -> Vec<Bytes> {
-    let mut picked: Vec<u64> = if rows <= RAW_ROWS_MAX {
-        (0..rows).collect()
-    } else {
-        let mut rng = Rng::new(seed ^ 0x4A57);
-        (0..RAW_ROWS_MAX).map(|_| rng.below(rows)).collect()
-    };
-    picked.sort_unstable();
-    picked.dedup();
-    picked
-        .into_iter()
-        .map(row_key)
-        .filter(|key| keep(key))
-        .collect()
-}
-
-/// A small fast PRNG (SplitMix64): reproducible keys without a dependency.
-#[derive(Debug, Clone)]
-pub(crate) struct Rng(pub(crate) u64);
-
-impl Rng {
-    pub(crate) fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
-    }
-
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0).
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next_u64()) * u128::from(n.max(1))) >> 64) as u64
-    }
-}
+use crate::acks::AckLog;
+use crate::args::{RunArgs, Workload};
+use crate::keys::{row_key, Rng, KEY_DIGITS};
+use crate::measure::Outcome;
 
 /// Size of the random pool values and long keys are sliced from (beyond their own length).
 const POOL_SLACK: usize = 64 * 1024;
@@ -76,6 +31,13 @@ pub(crate) struct OpGen {
     key_size: usize,
     pub(crate) batch_size: usize,
     pub(crate) scan_rows: u64,
+    /// Scan options (`--caching`, `--max-result-size`; `None`: the client's defaults).
+    caching: Option<u32>,
+    max_result_size: Option<u64>,
+    /// Regions a parallelScan pass scans at once.
+    scan_parallelism: usize,
+    /// The table's region boundaries (start, end), for parallelScan; set once the table exists.
+    pub(crate) regions: Vec<(Bytes, Bytes)>,
     /// Random bytes for values.
     values: Bytes,
     /// Random letters for long keys.
@@ -87,17 +49,49 @@ pub(crate) struct OpGen {
 pub(crate) enum Request {
     Put(Put),
     Get(Get),
-    Scan(Scan),
+    /// One scan and the rows it must return.
+    Scan(Scan, u64),
+    /// Scans run `parallelism` at a time (one per region), and the rows they must return in all.
+    Scans {
+        scans: Vec<Scan>,
+        parallelism: usize,
+        expected: u64,
+    },
     Batch(Vec<Put>),
 }
 
-/// What an operation did.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Outcome {
-    /// Rows written or read.
-    pub(crate) rows: u64,
-    /// Reads that found nothing.
-    pub(crate) misses: u64,
+/// filterScan keeps the rows whose key ends in these digits: one row in a hundred of `0..rows`.
+/// The test runs on the server (a `RowFilter` with a `RegexStringComparator`, which mini-hbase
+/// and HBase both evaluate), so 99% of the rows are read there and never sent.
+pub(crate) const FILTER_KEEPS_SUFFIX: &str = "00";
+
+/// The server-side filter of filterScan: `RowFilter(EQUAL, RegexStringComparator("00$"))`.
+/// hbclient's `Filter` has no regex comparator, so it goes as [`Filter::Raw`].
+fn one_in_a_hundred() -> Filter {
+    let comparator = pb::RegexStringComparator {
+        pattern: format!("{FILTER_KEEPS_SUFFIX}$"),
+        pattern_flags: 0,
+        charset: "UTF-8".into(),
+        engine: None,
+    };
+    let filter = pb::RowFilter {
+        compare_filter: pb::CompareFilter {
+            compare_op: pb::CompareType::Equal as i32,
+            comparator: Some(pb::Comparator {
+                name: "org.apache.hadoop.hbase.filter.RegexStringComparator".into(),
+                serialized_comparator: Some(comparator.encode_to_vec().into()),
+            }),
+        },
+    };
+    Filter::Raw {
+        class: "org.apache.hadoop.hbase.filter.RowFilter".into(),
+        bytes: filter.encode_to_vec().into(),
+    }
+}
+
+/// Rows of `0..rows` filterScan keeps (keys ending in [`FILTER_KEEPS_SUFFIX`]: multiples of 100).
+pub(crate) fn filter_scan_rows(rows: u64) -> u64 {
+    rows.div_ceil(100)
 }
 
 impl OpGen {
@@ -113,6 +107,9 @@ impl OpGen {
         gen.rows = args.rows.max(1);
         gen.batch_size = args.batch_size.max(1);
         gen.scan_rows = args.scan_rows.max(1);
+        gen.caching = args.caching;
+        gen.max_result_size = args.max_result_size;
+        gen.scan_parallelism = args.scan_parallelism.max(1);
         gen
     }
 
@@ -142,6 +139,10 @@ impl OpGen {
             key_size: key_size.max(KEY_DIGITS),
             batch_size: 1,
             scan_rows: 1,
+            caching: None,
+            max_result_size: None,
+            scan_parallelism: 1,
+            regions: Vec::new(),
             values: values.into(),
             letters: letters.into(),
         }
@@ -151,7 +152,9 @@ impl OpGen {
     pub(crate) fn rows_per_op(&self) -> u64 {
         match self.workload {
             Workload::BatchPut => self.batch_size as u64,
-            Workload::Scan => self.scan_rows,
+            Workload::ScanRange => self.scan_rows,
+            // One operation is a pass over the whole table.
+            Workload::Scan | Workload::ParallelScan | Workload::FilterScan => self.rows,
             _ => 1,
         }
     }
@@ -203,15 +206,27 @@ impl OpGen {
             Workload::SequentialWrite => Request::Put(self.put(row_key(i % self.rows))),
             Workload::RandomWrite => Request::Put(self.put(row_key(rng.below(self.rows)))),
             Workload::RandomRead => Request::Get(Get::new(row_key(rng.below(self.rows)))),
-            Workload::Scan => {
-                let start = row_key(rng.below(self.rows));
-                Request::Scan(
-                    Scan::new()
-                        .start(start)
-                        .limit(self.scan_rows)
-                        .caching(self.scan_rows.min(u64::from(u32::MAX)) as u32),
-                )
+            Workload::ScanRange => {
+                // PE's scanRange: a random start row and the stop row `scan_rows` further on.
+                let start = rng.below(self.rows);
+                let stop = start.saturating_add(self.scan_rows);
+                let scan = self.scan().start(row_key(start)).stop(row_key(stop));
+                Request::Scan(scan, stop.min(self.rows) - start)
             }
+            Workload::Scan => Request::Scan(self.scan(), self.rows),
+            Workload::FilterScan => Request::Scan(
+                self.scan().filter(one_in_a_hundred()),
+                filter_scan_rows(self.rows),
+            ),
+            Workload::ParallelScan => Request::Scans {
+                scans: self
+                    .regions
+                    .iter()
+                    .map(|(start, end)| self.scan().start(start.clone()).stop(end.clone()))
+                    .collect(),
+                parallelism: self.scan_parallelism,
+                expected: self.rows,
+            },
             Workload::BatchPut => {
                 let first = i.wrapping_mul(self.batch_size as u64);
                 Request::Batch(
@@ -222,6 +237,18 @@ impl OpGen {
             }
             Workload::LargeRows => Request::Put(self.put(self.long_key(rng))),
         }
+    }
+
+    /// A scan with the run's caching and max result size (the client's defaults when unset).
+    fn scan(&self) -> Scan {
+        let mut scan = Scan::new();
+        if let Some(rows) = self.caching {
+            scan = scan.caching(rows);
+        }
+        if let Some(bytes) = self.max_result_size {
+            scan = scan.max_result_size(bytes);
+        }
+        scan
     }
 
     /// Batches that load rows `0..rows` (for read workloads).
@@ -253,16 +280,22 @@ pub(crate) async fn exec_async(
                 misses: u64::from(row.is_empty()),
             })
         }
-        Request::Scan(scan) => {
-            let rows: Vec<_> = table
-                .scan(scan)
-                .try_collect()
-                .await
-                .map_err(|e| e.to_string())?;
-            Ok(Outcome {
-                rows: rows.len() as u64,
-                misses: u64::from(rows.is_empty()),
-            })
+        Request::Scan(scan, expected) => {
+            let rows = count_async(table, scan).await?;
+            Ok(scanned(rows, expected))
+        }
+        Request::Scans {
+            scans,
+            parallelism,
+            expected,
+        } => {
+            use futures::StreamExt;
+            let rows = futures::stream::iter(scans)
+                .map(|scan| count_async(table, scan))
+                .buffer_unordered(parallelism)
+                .try_fold(0, |all, n| async move { Ok(all + n) })
+                .await?;
+            Ok(scanned(rows, expected))
         }
         Request::Batch(puts) => {
             let n = puts.len() as u64;
@@ -275,6 +308,30 @@ pub(crate) async fn exec_async(
             }
             Ok(Outcome { rows: n, misses: 0 })
         }
+    }
+}
+
+/// Rows one async scan returned (counted as they stream by, never collected).
+async fn count_async(table: &AsyncTable, scan: Scan) -> Result<u64, String> {
+    table
+        .scan(scan)
+        .try_fold(0, |n, _row| async move { Ok(n + 1) })
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Rows one blocking scan returned.
+fn count_blocking(table: &hbclient::blocking::Table, scan: Scan) -> Result<u64, String> {
+    table
+        .scan(scan)
+        .try_fold(0, |n, row| row.map(|_| n + 1).map_err(|e| e.to_string()))
+}
+
+/// A scan's outcome: rows it returned, and how many it should have returned but did not.
+fn scanned(rows: u64, expected: u64) -> Outcome {
+    Outcome {
+        rows,
+        misses: expected.saturating_sub(rows),
     }
 }
 
@@ -312,15 +369,33 @@ pub(crate) fn exec_blocking(
                 misses: u64::from(row.is_empty()),
             })
         }
-        Request::Scan(scan) => {
-            let rows = table
-                .scan(scan)
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| e.to_string())?;
-            Ok(Outcome {
-                rows: rows.len() as u64,
-                misses: u64::from(rows.is_empty()),
-            })
+        Request::Scan(scan, expected) => Ok(scanned(count_blocking(table, scan)?, expected)),
+        Request::Scans {
+            scans,
+            parallelism,
+            expected,
+        } => {
+            // `parallelism` threads take the regions' scans in turn.
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let worker = || -> Result<u64, String> {
+                let mut rows = 0;
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(scan) = scans.get(i) else {
+                        return Ok(rows);
+                    };
+                    rows += count_blocking(table, scan.clone())?;
+                }
+            };
+            let rows = std::thread::scope(|s| {
+                let threads: Vec<_> = (0..parallelism.min(scans.len()).max(1))
+                    .map(|_| s.spawn(worker))
+                    .collect();
+                threads.into_iter().try_fold(0, |all, t| {
+                    Ok::<u64, String>(all + t.join().map_err(|_| "scan thread panicked")??)
+                })
+            })?;
+            Ok(scanned(rows, expected))
         }
         Request::Batch(puts) => {
             let n = puts.len() as u64;
@@ -361,46 +436,9 @@ pub(crate) async fn exec_buffered(
             }
             n
         }
-        Request::Get(_) | Request::Scan(_) => {
+        Request::Get(_) | Request::Scan(..) | Request::Scans { .. } => {
             return Err("a BufferedMutator carries mutations only".into())
         }
     };
     Ok(Outcome { rows, misses: 0 })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn raw_limit_reads_the_clients_rows_inside_its_region() {
-        let all = rows_read_in(1000, 42, |_| true);
-        assert_eq!(all.len(), 1000);
-        assert_eq!(all[0], row_key(0));
-        let upper = row_key(500);
-        let low = rows_read_in(1000, 42, |k| k < &upper[..]);
-        assert_eq!(low.len(), 500, "only the rows of the region");
-        let sampled = rows_read_in(10_000_000, 42, |_| true);
-        assert!(sampled.len() <= RAW_ROWS_MAX as usize && sampled.len() > 100_000);
-        assert!(
-            sampled.windows(2).all(|w| w[0] < w[1]),
-            "sorted, no repeats"
-        );
-    }
-
-    #[test]
-    fn keys_are_pe_keys() {
-        assert_eq!(&row_key(7)[..], b"00000000000000000000000007");
-        assert_eq!(row_key(u64::MAX).len(), KEY_DIGITS);
-    }
-
-    #[test]
-    fn rng_is_uniform_enough() {
-        let mut rng = Rng::new(1);
-        let mut hits = [0u32; 10];
-        for _ in 0..10_000 {
-            hits[rng.below(10) as usize] += 1;
-        }
-        assert!(hits.iter().all(|&h| (800..1200).contains(&h)), "{hits:?}");
-    }
 }
