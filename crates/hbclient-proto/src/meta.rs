@@ -437,7 +437,11 @@ mod tests {
         );
         let unassigned = &cells[..1];
         assert_eq!(parse_region_row(unassigned).unwrap().unwrap().server, None);
-        assert!(parse_region_row(&cells).unwrap().unwrap().replicas.is_empty());
+        assert!(parse_region_row(&cells)
+            .unwrap()
+            .unwrap()
+            .replicas
+            .is_empty());
         // Replica columns: assigned ones are listed by id, unassigned (empty) ones are not,
         // look-alike qualifiers are not replicas.
         let mut with_replicas = cells.clone();
@@ -466,12 +470,21 @@ mod tests {
     fn replica_qualifiers_round_trip() {
         assert_eq!(&replica_qualifier(SERVER_QUALIFIER, 0)[..], b"server");
         assert_eq!(&replica_qualifier(SERVER_QUALIFIER, 1)[..], b"server_0001");
-        assert_eq!(&replica_qualifier(SEQNUM_QUALIFIER, 26)[..], b"seqnumDuringOpen_001A");
+        assert_eq!(
+            &replica_qualifier(SEQNUM_QUALIFIER, 26)[..],
+            b"seqnumDuringOpen_001A"
+        );
         for id in [0, 1, 2, 26, 0xFFFF] {
             let q = replica_qualifier(SERVER_QUALIFIER, id);
             assert_eq!(replica_of_qualifier(SERVER_QUALIFIER, &q), Some(id));
         }
-        for bad in [&b"server_"[..], b"server_1", b"server_0000", b"server_00001", b"serverx"] {
+        for bad in [
+            &b"server_"[..],
+            b"server_1",
+            b"server_0000",
+            b"server_00001",
+            b"serverx",
+        ] {
             assert_eq!(replica_of_qualifier(SERVER_QUALIFIER, bad), None, "{bad:?}");
         }
     }

@@ -79,6 +79,7 @@ impl MiniCluster {
             nonces: Mutex::new(HashMap::new()),
             traces: Default::default(),
             requests: Default::default(),
+            replica_lag_ms: AtomicU64::new(0),
         });
         launch(&shared, ServerId::Master, master_listener);
         for (i, listener) in rs_listeners.into_iter().enumerate() {
@@ -198,6 +199,7 @@ impl MiniCluster {
                 start: p.region.start.clone(),
                 end: p.region.end.clone(),
                 server: p.server,
+                replicas: p.replicas.clone(),
             })
             .collect()
     }
@@ -234,6 +236,29 @@ impl MiniCluster {
     pub fn move_meta(&self, to: usize) {
         self.shared.meta_server.store(to as u64, Ordering::Release);
         self.publish_meta_in_background();
+    }
+
+    /// Makes secondary region replicas lag `lag` behind their primaries: a replica read sees a
+    /// cell only once its timestamp is at least `lag` old (with server-assigned timestamps:
+    /// `lag` after the write was acknowledged), and its answers are marked stale. Zero (the
+    /// default): replicas see every write at once, yet still answer stale. Deletes are seen by
+    /// their marker's timestamp the same way.
+    pub fn set_replica_lag(&self, lag: Duration) {
+        self.shared
+            .replica_lag_ms
+            .store(lag.as_millis() as u64, Ordering::Release);
+    }
+
+    /// Pauses a region server as `kill -STOP` would: its connections stay open and new ones
+    /// are accepted, but no call is served (every call waits) until
+    /// [`MiniCluster::resume_region_server`]; then the waiting calls are served.
+    pub fn pause_region_server(&self, n: usize) {
+        self.shared.faults.pause(ServerId::RegionServer(n), true);
+    }
+
+    /// Ends [`MiniCluster::pause_region_server`].
+    pub fn resume_region_server(&self, n: usize) {
+        self.shared.faults.pause(ServerId::RegionServer(n), false);
     }
 
     /// Stops a region server as a crash would: its listener and every connection close at once,
@@ -324,6 +349,8 @@ impl MiniCluster {
 
     /// Stops every server.
     pub fn shutdown(&self) {
+        // Calls waiting on a paused server end with it.
+        self.shared.faults.resume_all();
         for n in 0..self.shared.region_servers.len() {
             self.stop_region_server(n);
         }

@@ -503,7 +503,10 @@ impl Locator {
     pub(crate) fn last_known(&self, table: &TableName, row: &[u8]) -> Option<Arc<RegionLocation>> {
         {
             let cache = self.cache.read().unwrap_or_else(|e| e.into_inner());
-            if let Some(loc) = cache.get(table).and_then(|c| covering(c, Want::At(row), |l| l)) {
+            if let Some(loc) = cache
+                .get(table)
+                .and_then(|c| covering(c, Want::At(row), |l| l))
+            {
                 return Some(loc.clone());
             }
         }

@@ -485,8 +485,8 @@ impl ScanState {
         let (loc, frame) = if replicated {
             timeline::open_scanner(&core, &self.table, &self.meta, loc, request, deadline).await?
         } else {
-            let frame = open_or_next(&core, &self.table, &self.meta, &loc, &request, deadline)
-                .await?;
+            let frame =
+                open_or_next(&core, &self.table, &self.meta, &loc, &request, deadline).await?;
             (loc, frame)
         };
         let response: pb::ScanResponse = frame.body("ScanResponse")?;

@@ -54,7 +54,8 @@ pub(crate) type ReplicaRead<'a, T> = Pin<Box<dyn Future<Output = Result<T>> + Se
 
 /// The reads still running when one won; the caller may drop them (cancelling them) or drive
 /// them to clean up after them (a scan closes the scanners they open).
-pub(crate) type Losers<'a, T> = FuturesUnordered<Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>>;
+pub(crate) type Losers<'a, T> =
+    FuturesUnordered<Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>>;
 
 /// The winning answer and which replica gave it (0: the primary).
 pub(crate) struct Won<'a, T> {
@@ -83,7 +84,9 @@ pub(crate) async fn first_answer<'a, T: Send + 'a>(
         },
         () = tokio::time::sleep(wait) => {}
     }
-    let tag = |id: u32, read: ReplicaRead<'a, T>| -> Pin<Box<dyn Future<Output = (u32, Result<T>)> + Send + 'a>> {
+    let tag = |id: u32,
+               read: ReplicaRead<'a, T>|
+     -> Pin<Box<dyn Future<Output = (u32, Result<T>)> + Send + 'a>> {
         Box::pin(async move { (id, read.await) })
     };
     let mut running = FuturesUnordered::new();
@@ -99,9 +102,11 @@ pub(crate) async fn first_answer<'a, T: Send + 'a>(
             Ok(value) => {
                 let losers = running
                     .into_iter()
-                    .map(|read| -> Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>> {
-                        Box::pin(async move { read.await.1 })
-                    })
+                    .map(
+                        |read| -> Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>> {
+                            Box::pin(async move { read.await.1 })
+                        },
+                    )
                     .collect();
                 return Ok(Won {
                     value,
@@ -132,16 +137,16 @@ pub(crate) async fn open_scanner(
     request: pb::ScanRequest,
     deadline: Deadline,
 ) -> Result<(Arc<RegionLocation>, ResponseFrame)> {
-    let open_at = |loc: Arc<RegionLocation>| -> ReplicaRead<'static, (Arc<RegionLocation>, ResponseFrame)> {
-        let (core, table, meta) = (core.clone(), table.clone(), meta.clone());
-        let mut request = request.clone();
-        request.region = Some(loc.specifier());
-        Box::pin(async move {
-            let frame = open_or_next(&core, &table, &meta, &loc, &request, deadline)
-                .await?;
-            Ok((loc, frame))
-        })
-    };
+    let open_at =
+        |loc: Arc<RegionLocation>| -> ReplicaRead<'static, (Arc<RegionLocation>, ResponseFrame)> {
+            let (core, table, meta) = (core.clone(), table.clone(), meta.clone());
+            let mut request = request.clone();
+            request.region = Some(loc.specifier());
+            Box::pin(async move {
+                let frame = open_or_next(&core, &table, &meta, &loc, &request, deadline).await?;
+                Ok((loc, frame))
+            })
+        };
     let secondaries = || {
         core.metrics.replica_read();
         primary
@@ -226,11 +231,9 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn the_primary_can_still_win_after_the_wait() {
-        let won = first_answer(WAIT, after(12, Ok("p")), || {
-            vec![(1, after(50, Ok("s1")))]
-        })
-        .await
-        .unwrap();
+        let won = first_answer(WAIT, after(12, Ok("p")), || vec![(1, after(50, Ok("s1")))])
+            .await
+            .unwrap();
         assert_eq!((won.value, won.replica), ("p", 0));
     }
 
@@ -261,11 +264,9 @@ mod tests {
         .unwrap();
         assert_eq!(won.replica, 1);
         assert_eq!(start.elapsed(), Duration::from_millis(3));
-        let e = first_answer::<&str>(
-            WAIT,
-            after(1, Err(Error::invalid("bad filter"))),
-            || vec![(1, after(2, Ok("s1")))],
-        )
+        let e = first_answer::<&str>(WAIT, after(1, Err(Error::invalid("bad filter"))), || {
+            vec![(1, after(2, Ok("s1")))]
+        })
         .await
         .err()
         .unwrap();
