@@ -163,10 +163,29 @@ impl MiniCluster {
         families: &[&str],
         split_keys: &[&[u8]],
     ) -> Result<(), RemoteException> {
+        self.create_replicated_table(table, families, split_keys, 1)
+    }
+
+    /// [`MiniCluster::create_table`] with `REGION_REPLICATION` = `replication`: each region
+    /// also has `replication - 1` read-only secondary replicas on the next servers.
+    pub fn create_replicated_table(
+        &self,
+        table: &str,
+        families: &[&str],
+        split_keys: &[&[u8]],
+        replication: u32,
+    ) -> Result<(), RemoteException> {
         let table =
             TableName::parse(table).map_err(|e| RemoteException::new(class::DO_NOT_RETRY, e))?;
         let schema = pb::TableSchema {
             table_name: Some(table.to_pb()),
+            attributes: (replication > 1)
+                .then(|| pb::BytesBytesPair {
+                    first: Bytes::from_static(b"REGION_REPLICATION"),
+                    second: Bytes::from(replication.to_string()),
+                })
+                .into_iter()
+                .collect(),
             column_families: families
                 .iter()
                 .map(|f| pb::ColumnFamilySchema {
