@@ -24,8 +24,12 @@ use std::time::{Duration, Instant};
 use futures::TryStreamExt;
 use hbclient::{Config, Connection, Consistency, ErrorKind, Get, Put, Scan, TableDescriptor};
 
-/// TIMELINE gets measured in each phase.
-const SAMPLES: usize = 150;
+/// TIMELINE gets measured with a healthy primary.
+const SAMPLES: usize = 100;
+/// TIMELINE gets measured with the primary paused: few enough that the pause (these, a scan
+/// and a STRONG get's deadline) ends well within the 10 s ZooKeeper session timeout on a loaded
+/// box; a region server paused past it is declared dead and aborts when resumed.
+const PAUSED_SAMPLES: usize = 40;
 /// The primary timeout of gets on the measuring connection (HBase's default).
 const PRIMARY_GET: Duration = Duration::from_millis(10);
 /// The primary timeout of scans (HBase's 1 s default would dominate a short test).
@@ -143,32 +147,48 @@ async fn timeline_reads_survive_a_paused_primary() {
     let wait_until = Instant::now() + Duration::from_secs(60);
     let (primary, replicas) = loop {
         let rows: Vec<_> = meta
-            .scan(Scan::new().prefix(format!("{name},")).family("info"))
+            // `<table>,,` sorts before the table's region rows under hbase:meta's comparator
+            // (`<table>,` alone sorts after them).
+            .scan(
+                Scan::new()
+                    .start(format!("{name},,"))
+                    .limit(1)
+                    .family("info"),
+            )
             .try_collect()
             .await
             .unwrap();
         let text = |q: &[u8]| {
             rows.first()
+                .filter(|r| r.row().starts_with(format!("{name},").as_bytes()))
                 .and_then(|r| r.value(b"info", q))
                 .map(|v| String::from_utf8_lossy(v).into_owned())
         };
+        // Assignment is in progress until the three servers differ (meta may briefly show a
+        // secondary where the primary is).
         if let (Some(p), Some(r1), Some(r2)) =
             (text(b"server"), text(b"server_0001"), text(b"server_0002"))
         {
-            break (p, [r1, r2]);
+            if p != r1 && p != r2 && r1 != r2 {
+                break (p, [r1, r2]);
+            }
         }
         assert!(
             Instant::now() < wait_until,
-            "replicas never showed in hbase:meta"
+            "replicas never showed in hbase:meta: {:?}",
+            rows.iter()
+                .map(|r| (
+                    r.row().clone(),
+                    r.cells()
+                        .iter()
+                        .map(|c| c.qualifier.clone())
+                        .collect::<Vec<_>>()
+                ))
+                .collect::<Vec<_>>()
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
     };
     println!("primary on {primary}, secondaries on {replicas:?}");
-    assert!(
-        !replicas.contains(&primary),
-        "a secondary shares the primary's server"
-    );
-
     let t = conn.table(&name).unwrap();
     let rows: Vec<String> = (0..10).map(|i| format!("row{i}")).collect();
     for row in &rows {
@@ -183,6 +203,10 @@ async fn timeline_reads_survive_a_paused_primary() {
 
     // Healthy: TIMELINE gets answered by the primary (a few may go to secondaries too).
     let timeline = |row: &str| Get::new(row.to_string()).consistency(Consistency::Timeline);
+    // Warm up (connections to every server, the location cache) before measuring.
+    for row in &rows {
+        t.get(timeline(row)).await.unwrap();
+    }
     let mut healthy = Vec::with_capacity(SAMPLES);
     for i in 0..SAMPLES {
         let started = Instant::now();
@@ -205,8 +229,8 @@ async fn timeline_reads_survive_a_paused_primary() {
     run(&sh, &["pause", &slot]);
     let paused_at = Instant::now();
     let resume = Resume(&sh, slot.clone());
-    let mut paused = Vec::with_capacity(SAMPLES);
-    for i in 0..SAMPLES {
+    let mut paused = Vec::with_capacity(PAUSED_SAMPLES);
+    for i in 0..PAUSED_SAMPLES {
         let started = Instant::now();
         let got = t.get(timeline(&rows[i % rows.len()])).await.unwrap();
         paused.push(started.elapsed());
@@ -245,7 +269,7 @@ async fn timeline_reads_survive_a_paused_primary() {
         ms(waited),
     );
     let m = conn.metrics();
-    assert!(m.stale_reads >= stale_before + SAMPLES as u64);
+    assert!(m.stale_reads >= stale_before + PAUSED_SAMPLES as u64);
     // Loose bound (a shared 2-core box); the figure itself goes to BENCHMARKS.md.
     assert!(
         p99 < PRIMARY_GET + 2 * h99 + Duration::from_millis(250),
@@ -274,6 +298,13 @@ async fn timeline_reads_survive_a_paused_primary() {
     let got = t.get(timeline("row2")).await.unwrap();
     assert!(got.is_stale() || got.value(b"f", b"q").map(|v| &v[..]) == Some(&b"new"[..]));
 
-    admin.disable_table(&name).await.unwrap();
-    admin.delete_table(&name).await.unwrap();
+    // Best effort: a leftover table on a test cluster harms nothing.
+    if let Err(e) = async {
+        admin.disable_table(&name).await?;
+        admin.delete_table(&name).await
+    }
+    .await
+    {
+        eprintln!("could not drop {name}: {e}");
+    }
 }

@@ -124,7 +124,7 @@ pub(crate) fn behind(
     horizon: Option<u64>,
 ) -> Option<pb::TimeRange> {
     let Some(horizon) = horizon else {
-        return time_range.cloned();
+        return time_range.copied();
     };
     let to = time_range
         .and_then(|t| t.to)

@@ -105,8 +105,8 @@ async fn open(
     request: &pb::ScanRequest,
 ) -> Result<Scanner, crate::call::Fail> {
     let (source, time_range, stale) = match resolve(conn, "Scan", spec).await? {
-        Target::Meta => (Source::Meta, scan.time_range.clone(), false),
-        Target::Region(r) => (Source::Region(r), scan.time_range.clone(), false),
+        Target::Meta => (Source::Meta, scan.time_range, false),
+        Target::Region(r) => (Source::Region(r), scan.time_range, false),
         // A replica's scanner sees what the replica had when it opened.
         Target::Replica(r, _) => {
             let horizon = crate::region_ops::replica_horizon(&conn.shared);

@@ -78,6 +78,10 @@ impl Get {
     /// [`Consistency::Timeline`] on a table with region replicas, a slow primary is raced by
     /// its secondaries and the answer may be stale ([`RowResult::is_stale`]).
     ///
+    /// [`AsyncTable::exists`](crate::AsyncTable::exists) and
+    /// [`AsyncTable::get_many`](crate::AsyncTable::get_many) (batched in Multi calls, as
+    /// Java's batches are) always read the primary.
+    ///
     /// [`RowResult::is_stale`]: crate::RowResult::is_stale
     pub fn consistency(mut self, consistency: Consistency) -> Get {
         self.consistency = consistency;
