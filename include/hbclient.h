@@ -906,6 +906,9 @@ hb_status hb_config_new(struct hb_config **out);
  * (size), `hbase.client.ipc.pool.size` (n), `hbase.client.scanner.caching` (n),
  * `hbase.client.scanner.max.result.size` (size), `hbase.client.scanner.timeout.period` (ms: each step of a scan, retries included, and the
  * scanner lease) and `hbase.client.meta.scanner.timeout.period` (ms: the same for system tables),
+ * `hbase.client.primaryCallTimeout.get` and `hbase.client.replicaCallTimeout.scan`
+ * (microseconds: how long a TIMELINE get or scan open waits for the primary replica before
+ * asking the secondaries too; see `hb_get_set_consistency`),
  * `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
  * 0: no timer), `hbase.client.write.buffer.maxinflight` (size), `hbase.client.keyvalue.maxsize`
  * (size; 0 or negative: no limit), `hbase.client.user` (text: the user name sent),
