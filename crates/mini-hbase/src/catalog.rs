@@ -317,3 +317,49 @@ pub(crate) fn families_of(schema: &pb::TableSchema) -> Vec<FamilySpec> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replicas_are_found_by_full_and_encoded_name_until_retired() {
+        let mut catalog = Catalog::default();
+        let t = TableName::parse("t").unwrap();
+        let region = catalog.add_region(
+            &t,
+            Bytes::new(),
+            Bytes::new(),
+            7,
+            RegionStore::new(Vec::new()),
+            0,
+        );
+        catalog.add_replicas(&region.name, vec![1, 2]);
+        let spec =
+            |kind: pb::region_specifier::RegionSpecifierType, value: Bytes| pb::RegionSpecifier {
+                r#type: kind as i32,
+                value,
+            };
+        use pb::region_specifier::RegionSpecifierType::{EncodedRegionName, RegionName};
+        let second = meta::region_name(&t, b"", 7, 2);
+        let (placement, id) = catalog
+            .find_replica(&spec(RegionName, second.clone()))
+            .expect("replica 2 by name");
+        assert_eq!((placement.replicas[id as usize - 1], id), (2, 2));
+        let encoded = Bytes::from(meta::encoded_region_name(&second));
+        assert_eq!(
+            catalog
+                .find_replica(&spec(EncodedRegionName, encoded))
+                .map(|(_, id)| id),
+            Some(2)
+        );
+        // The primary's own name is not a replica's, and a replica's is not a region's.
+        assert!(catalog
+            .find_replica(&spec(RegionName, region.name.clone()))
+            .is_none());
+        assert!(catalog.find(&spec(RegionName, second.clone())).is_none());
+        assert_eq!(region_replication(&pb::TableSchema::default()), 1);
+        catalog.retire_region(&region.name);
+        assert!(catalog.find_replica(&spec(RegionName, second)).is_none());
+    }
+}

@@ -395,4 +395,29 @@ mod tests {
         assert!(faults.remove(id));
         assert!(faults.check(site("Get", None)).is_none());
     }
+
+    #[tokio::test(start_paused = true)]
+    async fn paused_servers_hold_calls_until_resumed() {
+        let faults = std::sync::Arc::new(Faults::default());
+        let rs = ServerId::RegionServer(1);
+        // Not paused: no wait.
+        faults.wait_while_paused(rs).await;
+        faults.pause(rs, true);
+        let waiting = tokio::spawn({
+            let faults = faults.clone();
+            async move { faults.wait_while_paused(rs).await }
+        });
+        // Another server is not held.
+        faults.wait_while_paused(ServerId::RegionServer(2)).await;
+        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+        assert!(!waiting.is_finished(), "served while paused");
+        faults.pause(rs, false);
+        tokio::time::timeout(std::time::Duration::from_secs(1), waiting)
+            .await
+            .expect("served once resumed")
+            .unwrap();
+        faults.pause(rs, true);
+        faults.resume_all();
+        faults.wait_while_paused(rs).await;
+    }
 }
