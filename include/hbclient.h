@@ -211,6 +211,33 @@ typedef uint32_t hb_filter_list_op;
 #endif // __cplusplus
 
 /**
+ * How consistent a read must be, passed as a `uint32_t` (HBase's `Consistency`).
+ */
+enum hb_consistency
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Only the primary replica answers (the default).
+   */
+  HB_CONSISTENCY_STRONG = 0,
+  /**
+   * The primary first; after the primary call timeout (`hbase.client.primaryCallTimeout.get`,
+   * `hbase.client.replicaCallTimeout.scan`) the secondary replicas too; the first answer
+   * wins and may be stale (`hb_result_is_stale`).
+   */
+  HB_CONSISTENCY_TIMELINE = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum hb_consistency hb_consistency;
+#else
+typedef uint32_t hb_consistency;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * Bytes to append atomically to columns of one row (an `Append`): each value is added to the
  * end of the column's current value (a missing column counts as empty). Sent with a nonce, so
  * a retry is not applied twice. A plain value: one thread at a time.
@@ -879,6 +906,9 @@ hb_status hb_config_new(struct hb_config **out);
  * (size), `hbase.client.ipc.pool.size` (n), `hbase.client.scanner.caching` (n),
  * `hbase.client.scanner.max.result.size` (size), `hbase.client.scanner.timeout.period` (ms: each step of a scan, retries included, and the
  * scanner lease) and `hbase.client.meta.scanner.timeout.period` (ms: the same for system tables),
+ * `hbase.client.primaryCallTimeout.get` and `hbase.client.replicaCallTimeout.scan`
+ * (microseconds: how long a TIMELINE get or scan open waits for the primary replica before
+ * asking the secondaries too; see `hb_get_set_consistency`),
  * `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
  * 0: no timer), `hbase.client.write.buffer.maxinflight` (size),
  * `hbase.client.write.buffer.maxmutations` (n: a buffered mutator also flushes at this many
@@ -996,6 +1026,25 @@ void hb_table_free(struct hb_table *table);
  * Thread-safe.
  */
 hb_status hb_connection_metric(const struct hb_connection *conn, const char *name, uint64_t *value);
+
+/**
+ * Sets the get's consistency (an `hb_consistency`; Java's `setConsistency`).
+ * `HB_ERR_INVALID_ARGUMENT` for another value.
+ */
+hb_status hb_get_set_consistency(struct hb_get *get, uint32_t value);
+
+/**
+ * Sets the consistency of scans made from this description (an `hb_consistency`): with
+ * TIMELINE each region's scanner may open on a secondary replica when the primary is slow.
+ * `HB_ERR_INVALID_ARGUMENT` for another value.
+ */
+hb_status hb_scan_set_consistency(struct hb_scan *scan, uint32_t value);
+
+/**
+ * True when a secondary region replica answered (a TIMELINE read whose primary was slow): the
+ * row may miss recent writes. False for NULL and for every STRONG read.
+ */
+bool hb_result_is_stale(const struct hb_result *result);
 
 /**
  * The text of a status (a static string; "unknown status" for numbers this version does not

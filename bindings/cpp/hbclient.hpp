@@ -152,6 +152,13 @@ enum class CompareOp : std::uint32_t {
   Greater = HB_COMPARE_GREATER,
 };
 
+/// How consistent a read must be (HBase's Consistency; see hbclient.h).
+enum class Consistency : std::uint32_t {
+  Strong = HB_CONSISTENCY_STRONG,
+  /// The primary first, the secondary replicas too once it is slow; may be stale.
+  Timeline = HB_CONSISTENCY_TIMELINE,
+};
+
 /// A server-side filter for gets, scans and checks. Built by the static functions; lists by
 /// all_of / any_of.
 class Filter {
@@ -277,6 +284,11 @@ class Get {
   }
   Get& filter(const Filter& f) {
     detail::check(hb_get_set_filter(handle_.get(), f.get()));
+    return *this;
+  }
+  /// Read consistency (Java's setConsistency); Timeline results may be stale().
+  Get& consistency(Consistency c) {
+    detail::check(hb_get_set_consistency(handle_.get(), static_cast<std::uint32_t>(c)));
     return *this;
   }
   /// QoS priority of the get's RPCs (RequestHeader.priority), e.g. kHighPriority.
@@ -449,6 +461,8 @@ class Result {
   static Result borrow(const hb_result* r) { return Result(nullptr, r); }
 
   bool empty() const noexcept { return hb_result_is_empty(ptr_); }
+  /// True when a secondary region replica answered a Timeline read (may miss recent writes).
+  bool stale() const noexcept { return hb_result_is_stale(ptr_); }
   std::size_t size() const noexcept { return hb_result_cell_count(ptr_); }
   std::string_view row() const {
     const std::uint8_t* p = nullptr;
@@ -723,6 +737,11 @@ class Scan {
   }
   Scan& filter(const Filter& f) {
     detail::check(hb_scan_set_filter(handle_.get(), f.get()));
+    return *this;
+  }
+  /// Read consistency of each region's scanner; Timeline rows may be stale().
+  Scan& consistency(Consistency c) {
+    detail::check(hb_scan_set_consistency(handle_.get(), static_cast<std::uint32_t>(c)));
     return *this;
   }
   /// QoS priority of the scan's RPCs (RequestHeader.priority), e.g. kHighPriority.

@@ -212,6 +212,9 @@ EOF
        server after this, not after the default 60 s; a paused meta carrier otherwise stalls reassignment by it -->
   <property><name>hbase.rpc.timeout</name><value>$C_RPC_TIMEOUT</value></property>
   <property><name>hbase.regionserver.handler.count</name><value>20</value></property>
+  <!-- Secondary region replicas (tests/cluster_replicas.rs) pick up the primary's flushed files
+       within a second instead of never (the default 0 disables the refresh). -->
+  <property><name>hbase.regionserver.storefile.refresh.period</name><value>1000</value></property>
   <!-- slow/large-log ring buffer as in hbase.sh's standalone conf (the suite reads attributes from it) -->
   <property><name>hbase.regionserver.slowlog.buffer.enabled</name><value>true</value></property>
   <property><name>hbase.ipc.warn.response.size</name><value>2097152</value></property>

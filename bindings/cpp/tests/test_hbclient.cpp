@@ -535,9 +535,17 @@ TEST(Attributes, PrioritiesAndAttributesOnEveryOperation) {
             .attribute("k", "\0put"s));
   auto got = t.get(hbclient::Get(row).priority(7).attribute("k", ""));
   EXPECT_EQ(got.value("f", "q"), std::optional<std::string_view>("v"));
+  // No replicas here: a Timeline read is the primary's answer, never stale.
+  auto timeline = plain.get(hbclient::Get(row).consistency(hbclient::Consistency::Timeline));
+  EXPECT_EQ(timeline.value("f", "q"), std::optional<std::string_view>("v"));
+  EXPECT_FALSE(timeline.stale());
   auto appended = t.append(hbclient::Append(row).add("f", "a", "x").priority(9).attribute("k", "a"));
   EXPECT_EQ(appended.cell(0).value, "x");
-  auto scanner = t.scanner(hbclient::Scan().prefix("attr-").priority(201).attribute("k", "s"));
+  auto scanner = t.scanner(hbclient::Scan()
+                               .prefix("attr-")
+                               .priority(201)
+                               .attribute("k", "s")
+                               .consistency(hbclient::Consistency::Timeline));
   int rows = 0;
   for (const auto& r : scanner) {
     (void)r;

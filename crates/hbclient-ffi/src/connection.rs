@@ -116,6 +116,9 @@ pub unsafe extern "C" fn hb_config_new(out: *mut *mut hb_config) -> hb_status {
 /// (size), `hbase.client.ipc.pool.size` (n), `hbase.client.scanner.caching` (n),
 /// `hbase.client.scanner.max.result.size` (size), `hbase.client.scanner.timeout.period` (ms: each step of a scan, retries included, and the
 /// scanner lease) and `hbase.client.meta.scanner.timeout.period` (ms: the same for system tables),
+/// `hbase.client.primaryCallTimeout.get` and `hbase.client.replicaCallTimeout.scan`
+/// (microseconds: how long a TIMELINE get or scan open waits for the primary replica before
+/// asking the secondaries too; see `hb_get_set_consistency`),
 /// `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
 /// 0: no timer), `hbase.client.write.buffer.maxinflight` (size),
 /// `hbase.client.write.buffer.maxmutations` (n: a buffered mutator also flushes at this many

@@ -1977,3 +1977,73 @@ fn priorities_and_attributes_reach_the_server() {
         hb_connection_close(conn);
     }
 }
+
+#[test]
+fn consistency_setters_and_stale_results() {
+    // A replicated table whose primary is slow for gets (a fault rule on its region only, so
+    // the other tests sharing the cluster are not affected): TIMELINE is answered stale by a
+    // secondary, STRONG waits for the primary.
+    let mini = cluster();
+    mini.create_replicated_table("rt_ffi", &["f"], &[], 3)
+        .unwrap();
+    let primary = mini.region_of("rt_ffi", b"r").unwrap();
+    unsafe {
+        let conn = connect();
+        let table = open_table(conn, "rt_ffi");
+        let p = put(b"r", b"v");
+        assert_eq!(hb_table_put(table, p, null_mut()), HB_OK);
+        hb_put_free(p);
+        let slow = mini.faults().add(mini_hbase::Rule::new(
+            mini_hbase::Match::method("Get").region(primary.name.clone()),
+            mini_hbase::Reaction::Delay(std::time::Duration::from_millis(400)),
+        ));
+
+        let g = get(b"r");
+        assert_eq!(
+            hb_get_set_consistency(g, hb_consistency::HB_CONSISTENCY_TIMELINE as u32),
+            HB_OK
+        );
+        let mut result = null_mut();
+        assert_eq!(hb_table_get(table, g, &mut result, null_mut()), HB_OK);
+        assert!(hb_result_is_stale(result), "a secondary answered");
+        assert_eq!(value_of(result).as_deref(), Some(&b"v"[..]));
+        hb_result_free(result);
+        hb_get_free(g);
+
+        let g = get(b"r");
+        assert_eq!(
+            hb_get_set_consistency(g, hb_consistency::HB_CONSISTENCY_STRONG as u32),
+            HB_OK
+        );
+        let mut result = null_mut();
+        assert_eq!(hb_table_get(table, g, &mut result, null_mut()), HB_OK);
+        assert!(
+            !hb_result_is_stale(result),
+            "only the primary answers STRONG"
+        );
+        hb_result_free(result);
+        assert_eq!(hb_get_set_consistency(g, 2), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(
+            hb_get_set_consistency(null_mut(), 0),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_get_free(g);
+        mini.faults().remove(slow);
+
+        let mut scan = null_mut();
+        assert_eq!(hb_scan_new(&mut scan), HB_OK);
+        assert_eq!(
+            hb_scan_set_consistency(scan, hb_consistency::HB_CONSISTENCY_TIMELINE as u32),
+            HB_OK
+        );
+        assert_eq!(hb_scan_set_consistency(scan, 7), HB_ERR_INVALID_ARGUMENT);
+        assert_eq!(
+            hb_scan_set_consistency(null_mut(), 1),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        hb_scan_free(scan);
+        assert!(!hb_result_is_stale(null()));
+        hb_table_free(table);
+        hb_connection_close(conn);
+    }
+}

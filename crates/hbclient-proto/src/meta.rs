@@ -325,6 +325,49 @@ pub struct MetaRegionRow {
     pub info: pb::RegionInfo,
     /// `info:server` (`host:port`), absent or empty while the region is not assigned.
     pub server: Option<String>,
+    /// Secondary replicas that are assigned, by replica id (ascending): `info:server_000N`.
+    /// A table with `REGION_REPLICATION` N has ids 1..N-1; their region names are the primary's
+    /// with the id (see [`replica_region_name`]).
+    pub replicas: Vec<(u32, String)>,
+}
+
+/// The qualifier of a replica's column: `server` for the primary, `server_0001` (HBase's
+/// `RegionInfo.REPLICA_ID_FORMAT`, four upper-case hex digits) for replica 1, and so on.
+pub fn replica_qualifier(base: &[u8], replica_id: u32) -> Bytes {
+    if replica_id == 0 {
+        return Bytes::copy_from_slice(base);
+    }
+    let mut q = base.to_vec();
+    q.extend_from_slice(format!("_{replica_id:04X}").as_bytes());
+    q.into()
+}
+
+/// The replica id of a `server_000N`-style qualifier of the column family `base`
+/// (`None` for other qualifiers; 0 for `base` itself).
+pub fn replica_of_qualifier(base: &[u8], qualifier: &[u8]) -> Option<u32> {
+    let rest = qualifier.strip_prefix(base)?;
+    if rest.is_empty() {
+        return Some(0);
+    }
+    let hex = rest.strip_prefix(b"_")?;
+    if hex.len() != 4 {
+        return None;
+    }
+    u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16)
+        .ok()
+        .filter(|&id| id > 0)
+}
+
+/// The name of replica `replica_id` of a region (the primary's name for 0): same table, start
+/// key and region id, the id after the region id (`t,start,1700000000000_0001.<md5>.`), as
+/// HBase's `RegionReplicaUtil.getRegionInfoForReplica` names it.
+pub fn replica_region_name(info: &pb::RegionInfo, replica_id: u32) -> Bytes {
+    region_name(
+        &TableName::from_pb(&info.table_name),
+        info.start_key.as_deref().unwrap_or_default(),
+        info.region_id,
+        replica_id,
+    )
 }
 
 /// Decodes the `info` cells of one meta row (all cells of one row, any order). `None` for a row
@@ -341,12 +384,23 @@ pub fn parse_region_row(cells: &[crate::cell::Cell]) -> Result<Option<MetaRegion
     let Some(info) = find(REGIONINFO_QUALIFIER) else {
         return Ok(None);
     };
+    let mut replicas: Vec<(u32, String)> = cells
+        .iter()
+        .filter(|c| &c.family[..] == CATALOG_FAMILY && !c.value.is_empty())
+        .filter_map(|c| {
+            let id = replica_of_qualifier(SERVER_QUALIFIER, &c.qualifier)?;
+            (id > 0).then(|| (id, String::from_utf8_lossy(&c.value).into_owned()))
+        })
+        .collect();
+    replicas.sort_unstable();
+    replicas.dedup_by_key(|(id, _)| *id);
     Ok(Some(MetaRegionRow {
         name: first.row.clone(),
         info: decode_pb_value("RegionInfo", &info.value)?,
         server: find(SERVER_QUALIFIER)
             .filter(|c| !c.value.is_empty())
             .map(|c| String::from_utf8_lossy(&c.value).into_owned()),
+        replicas,
     }))
 }
 
@@ -379,15 +433,60 @@ mod tests {
         let row = parse_region_row(&cells).unwrap().unwrap();
         assert_eq!(
             (row.name, row.info, row.server),
-            (name.clone(), info, Some("h:1".into()))
+            (name.clone(), info.clone(), Some("h:1".into()))
         );
         let unassigned = &cells[..1];
         assert_eq!(parse_region_row(unassigned).unwrap().unwrap().server, None);
+        assert!(parse_region_row(&cells)
+            .unwrap()
+            .unwrap()
+            .replicas
+            .is_empty());
+        // Replica columns: assigned ones are listed by id, unassigned (empty) ones are not,
+        // look-alike qualifiers are not replicas.
+        let mut with_replicas = cells.clone();
+        for (q, v) in [
+            ("server_0002", "h:3"),
+            ("server_0001", "h:2"),
+            ("server_0003", ""),
+            ("server_x", "h:9"),
+            ("serverstartcode_0001", "\x00\x01"),
+        ] {
+            with_replicas.push(Cell::put(name.clone(), "info", q, 1, v));
+        }
+        let row = parse_region_row(&with_replicas).unwrap().unwrap();
+        assert_eq!(row.replicas, vec![(1, "h:2".into()), (2, "h:3".into())]);
+        let replica = replica_region_name(&info, 2);
+        assert!(replica.starts_with(b"t,m,7_0002."), "{replica:?}");
+        assert_eq!(replica_region_name(&info, 0), name);
         let state = [Cell::put("t", "table", "state", 1, "x")];
         assert_eq!(parse_region_row(&state).unwrap(), None);
         let scan = lookup_scan(&table, meta_search_key(&table, b"q"));
         assert_eq!(scan.reversed, Some(true));
         assert_eq!(scan.stop_row, Some(meta_stop_key(&table)));
+    }
+
+    #[test]
+    fn replica_qualifiers_round_trip() {
+        assert_eq!(&replica_qualifier(SERVER_QUALIFIER, 0)[..], b"server");
+        assert_eq!(&replica_qualifier(SERVER_QUALIFIER, 1)[..], b"server_0001");
+        assert_eq!(
+            &replica_qualifier(SEQNUM_QUALIFIER, 26)[..],
+            b"seqnumDuringOpen_001A"
+        );
+        for id in [0, 1, 2, 26, 0xFFFF] {
+            let q = replica_qualifier(SERVER_QUALIFIER, id);
+            assert_eq!(replica_of_qualifier(SERVER_QUALIFIER, &q), Some(id));
+        }
+        for bad in [
+            &b"server_"[..],
+            b"server_1",
+            b"server_0000",
+            b"server_00001",
+            b"serverx",
+        ] {
+            assert_eq!(replica_of_qualifier(SERVER_QUALIFIER, bad), None, "{bad:?}");
+        }
     }
 
     fn t(name: &str) -> TableName {

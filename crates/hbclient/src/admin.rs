@@ -132,7 +132,13 @@ pub struct TableDescriptor {
     pub name: TableName,
     /// Its column families.
     pub families: Vec<FamilyDescriptor>,
+    /// `REGION_REPLICATION`: copies of each region, the primary included (1: no secondary
+    /// replicas). Secondary replicas serve [`Consistency::Timeline`](crate::Consistency) reads.
+    pub region_replication: u32,
 }
+
+/// The table attribute that holds the replica count (`TableDescriptorBuilder.REGION_REPLICATION`).
+const REGION_REPLICATION: &str = "REGION_REPLICATION";
 
 impl TableDescriptor {
     /// A descriptor for `name` (`ns:table` or `table`) with the given families (default settings).
@@ -143,7 +149,15 @@ impl TableDescriptor {
                 .iter()
                 .map(|f| FamilyDescriptor::new(Bytes::copy_from_slice(f.as_bytes())))
                 .collect(),
+            region_replication: 1,
         })
+    }
+
+    /// Sets `REGION_REPLICATION` (Java's `setRegionReplication`): `n` copies of every region on
+    /// distinct servers, the primary and `n - 1` read-only secondaries. 0 is taken as 1.
+    pub fn region_replication(mut self, n: u32) -> TableDescriptor {
+        self.region_replication = n.max(1);
+        self
     }
 
     /// Adds a family.
@@ -155,7 +169,14 @@ impl TableDescriptor {
     fn to_pb(&self) -> pb::TableSchema {
         pb::TableSchema {
             table_name: Some(self.name.to_pb()),
-            attributes: Vec::new(),
+            // Written only when not the default, as Java's descriptor does.
+            attributes: (self.region_replication > 1)
+                .then(|| pb::BytesBytesPair {
+                    first: Bytes::from_static(REGION_REPLICATION.as_bytes()),
+                    second: Bytes::from(self.region_replication.to_string()),
+                })
+                .into_iter()
+                .collect(),
             column_families: self.families.iter().map(FamilyDescriptor::to_pb).collect(),
             configuration: Vec::new(),
         }
@@ -353,6 +374,12 @@ impl Admin {
                 .iter()
                 .map(FamilyDescriptor::from_pb)
                 .collect(),
+            region_replication: schema
+                .attributes
+                .iter()
+                .find(|a| &a.first[..] == REGION_REPLICATION.as_bytes())
+                .and_then(|a| std::str::from_utf8(&a.second).ok()?.trim().parse().ok())
+                .unwrap_or(1),
         })
     }
 

@@ -80,6 +80,11 @@ pub struct Config {
     pub(crate) scanner_timeout: Duration,
     /// `hbase.client.meta.scanner.timeout.period`: `scanner_timeout` for scans of system tables.
     pub(crate) meta_scanner_timeout: Option<Duration>,
+    /// `hbase.client.primaryCallTimeout.get`: how long a TIMELINE get waits for the primary
+    /// replica before asking the secondaries too.
+    pub(crate) primary_call_timeout_get: Duration,
+    /// `hbase.client.replicaCallTimeout.scan`: the same for opening a TIMELINE scan.
+    pub(crate) primary_call_timeout_scan: Duration,
     pub(crate) write_buffer: usize,
     pub(crate) write_buffer_periodic_flush: Option<Duration>,
     pub(crate) write_buffer_max_in_flight: usize,
@@ -162,6 +167,9 @@ impl Default for Config {
             scanner_max_result_size: 2 * 1024 * 1024,
             scanner_timeout: Duration::from_secs(60),
             meta_scanner_timeout: None,
+            // ConnectionConfiguration's defaults: 10 ms for gets, 1 s for scans.
+            primary_call_timeout_get: Duration::from_millis(10),
+            primary_call_timeout_scan: Duration::from_secs(1),
             write_buffer: 2 * 1024 * 1024,
             write_buffer_periodic_flush: None,
             write_buffer_max_in_flight: 8 * 2 * 1024 * 1024,
@@ -288,6 +296,21 @@ impl Config {
     /// system tables (default: the scanner timeout).
     pub fn meta_scanner_timeout(&self) -> Duration {
         self.meta_scanner_timeout.unwrap_or(self.scanner_timeout)
+    }
+
+    /// `hbase.client.primaryCallTimeout.get` (microseconds, as in HBase; default 10 ms): a
+    /// [`Consistency::Timeline`](crate::Consistency) get goes to the primary replica first
+    /// and, when it has not answered after this long, to the secondary replicas as well; the
+    /// first answer wins.
+    pub fn primary_call_timeout_get(&self) -> Duration {
+        self.primary_call_timeout_get
+    }
+
+    /// `hbase.client.replicaCallTimeout.scan` (microseconds; default 1 s): the same wait before
+    /// a TIMELINE scan also opens its region at the secondary replicas. (HBase names this key
+    /// differently from the get's, and so do we.)
+    pub fn primary_call_timeout_scan(&self) -> Duration {
+        self.primary_call_timeout_scan
     }
 
     /// `hbase.client.write.buffer`.
@@ -477,7 +500,9 @@ impl ConfigBuilder {
     /// [`ConfigBuilder::connection_attribute`]),
     /// `hbase.client.scanner.caching`, `hbase.client.scanner.max.result.size`,
     /// `hbase.client.scanner.timeout.period` and `hbase.client.meta.scanner.timeout.period` (see
-    /// [`Config::scanner_timeout`]), `hbase.client.write.buffer`,
+    /// [`Config::scanner_timeout`]), `hbase.client.primaryCallTimeout.get` and
+    /// `hbase.client.replicaCallTimeout.scan` (microseconds; TIMELINE reads, see
+    /// [`Config::primary_call_timeout_get`]), `hbase.client.write.buffer`,
     /// `hbase.client.write.buffer.periodicflush.timeout.ms`, `hbase.client.write.buffer.maxinflight`,
     /// `hbase.client.write.buffer.maxmutations` (see [`Config::write_buffer_max_mutations`]),
     /// `hbase.client.max.perrequest.rows`, `hbase.client.max.perrequest.heapsize` and
@@ -610,6 +635,12 @@ impl ConfigBuilder {
             "hbase.client.scanner.timeout.period" => c.scanner_timeout = millis(key, value)?,
             "hbase.client.meta.scanner.timeout.period" => {
                 c.meta_scanner_timeout = Some(millis(key, value)?)
+            }
+            "hbase.client.primaryCallTimeout.get" => {
+                c.primary_call_timeout_get = Duration::from_micros(number(key, value)?)
+            }
+            "hbase.client.replicaCallTimeout.scan" => {
+                c.primary_call_timeout_scan = Duration::from_micros(number(key, value)?)
             }
             "hbase.client.write.buffer" => c.write_buffer = bytes_size(key, value)?,
             "hbase.client.write.buffer.periodicflush.timeout.ms" => {
@@ -761,6 +792,15 @@ impl ConfigBuilder {
     /// (`hbase.client.meta.operation.timeout`; default: the operation timeout).
     pub fn meta_operation_timeout(mut self, timeout: Duration) -> ConfigBuilder {
         self.config.meta_operation_timeout = Some(timeout);
+        self
+    }
+
+    /// How long TIMELINE reads wait for the primary replica before asking the secondaries too:
+    /// gets (`hbase.client.primaryCallTimeout.get`, 10 ms) and scan opens
+    /// (`hbase.client.replicaCallTimeout.scan`, 1 s).
+    pub fn primary_call_timeouts(mut self, get: Duration, scan: Duration) -> ConfigBuilder {
+        self.config.primary_call_timeout_get = get;
+        self.config.primary_call_timeout_scan = scan;
         self
     }
 
@@ -1007,6 +1047,26 @@ mod tests {
         assert_eq!(c.pool_size, 3);
         assert!(Config::builder().set("hbase.rpc.timeout", "soon").is_err());
         assert!(Config::builder().set("hbase.no.such.key", "1").is_err());
+    }
+
+    #[test]
+    fn primary_call_timeouts_are_microseconds_with_java_defaults() {
+        let c = Config::default();
+        assert_eq!(c.primary_call_timeout_get(), Duration::from_millis(10));
+        assert_eq!(c.primary_call_timeout_scan(), Duration::from_secs(1));
+        let c = Config::builder()
+            .set_all([
+                ("hbase.client.primaryCallTimeout.get", "2500"),
+                ("hbase.client.replicaCallTimeout.scan", "300000"),
+            ])
+            .unwrap()
+            .build();
+        assert_eq!(c.primary_call_timeout_get(), Duration::from_micros(2500));
+        assert_eq!(c.primary_call_timeout_scan(), Duration::from_millis(300));
+        let e = Config::builder()
+            .set("hbase.client.primaryCallTimeout.get", "10ms")
+            .unwrap_err();
+        assert!(e.message().contains("primaryCallTimeout"), "{e}");
     }
 
     #[test]

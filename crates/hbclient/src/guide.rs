@@ -130,6 +130,16 @@
 //! # Ok(()) }
 //! ```
 //!
+//! ### Region replicas and TIMELINE reads
+//!
+//! | Java | hbclient |
+//! |---|---|
+//! | `TableDescriptorBuilder.setRegionReplication(n)` | [`TableDescriptor::region_replication`] |
+//! | `get.setConsistency(Consistency.TIMELINE)`, `scan.setConsistency(...)` | [`Get::consistency`]`(`[`Consistency::Timeline`]`)`, [`Scan::consistency`] |
+//! | `result.isStale()` | [`RowResult::is_stale`] |
+//! | `hbase.client.primaryCallTimeout.get`, `hbase.client.replicaCallTimeout.scan` (µs) | the same keys, or [`ConfigBuilder::primary_call_timeouts`] |
+//! | `getReplicaId()` / `setReplicaId(n)` (read one chosen replica) | not offered |
+//!
 //! ## BufferedMutator
 //!
 //! | Java | hbclient |
@@ -203,4 +213,4 @@ use crate::{
     RemoteError, RowMutations, RowResult, Scan, Scanner, SlowLogKind, TableDescriptor,
 };
 #[allow(unused_imports)]
-use crate::{Config, Connection};
+use crate::{Config, Connection, Consistency};

@@ -57,7 +57,7 @@ pub use mutator::{
 pub use request::{priority, Attributes};
 pub use slow_log::{SlowLogEntry, SlowLogKind};
 pub use table::{
-    Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Delete,
-    Durability, Filter, Get, Increment, ListOp, Mutation, Put, RowMutations, RowResult, Scan,
-    Scanner,
+    Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Consistency,
+    Delete, Durability, Filter, Get, Increment, ListOp, Mutation, Put, RowMutations, RowResult,
+    Scan, Scanner,
 };

@@ -6,7 +6,8 @@
 //! names: `db.client.operation.duration` (seconds, per operation), `hbase.client.rpc.duration`
 //! (seconds, per method), `hbase.client.rpc.calls`, `hbase.client.rpc.sent_bytes`,
 //! `hbase.client.rpc.received_bytes`, `hbase.client.rpc.in_flight`, `hbase.client.retries`,
-//! `hbase.client.meta_lookups`, `hbase.client.connections_opened`. RPC metrics carry
+//! `hbase.client.meta_lookups`, `hbase.client.connections_opened`, `hbase.client.replica_reads`,
+//! `hbase.client.stale_reads`. RPC metrics carry
 //! `server.address` only when `hbclient.metrics.per.server` is true (one series per server can be
 //! many).
 
@@ -64,6 +65,10 @@ pub(crate) struct Metrics {
     pub(crate) meta_lookups: AtomicU64,
     pub(crate) connections_opened: AtomicU64,
     pub(crate) writes: AtomicU64,
+    /// TIMELINE reads whose primary was slow, so the secondaries were asked too.
+    pub(crate) replica_reads: AtomicU64,
+    /// TIMELINE reads a secondary replica answered (stale results).
+    pub(crate) stale_reads: AtomicU64,
     in_flight: AtomicI64,
     latency: [AtomicU64; BUCKETS],
     /// RPC metrics of the `metrics` facade are labelled with the server.
@@ -81,6 +86,8 @@ impl Default for Metrics {
             meta_lookups: AtomicU64::new(0),
             connections_opened: AtomicU64::new(0),
             writes: AtomicU64::new(0),
+            replica_reads: AtomicU64::new(0),
+            stale_reads: AtomicU64::new(0),
             in_flight: AtomicI64::new(0),
             latency: Default::default(),
             per_server: false,
@@ -153,6 +160,20 @@ impl Metrics {
         metrics::counter!("hbase.client.retries").increment(1);
     }
 
+    /// A TIMELINE read asked the secondary replicas (Java's `hedgedReadOps`).
+    pub(crate) fn replica_read(&self) {
+        self.replica_reads.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "metrics")]
+        metrics::counter!("hbase.client.replica_reads").increment(1);
+    }
+
+    /// A secondary replica answered a TIMELINE read first (Java's `hedgedReadWin`).
+    pub(crate) fn stale_read(&self) {
+        self.stale_reads.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "metrics")]
+        metrics::counter!("hbase.client.stale_reads").increment(1);
+    }
+
     pub(crate) fn meta_lookup(&self) {
         self.meta_lookups.fetch_add(1, Ordering::Relaxed);
         #[cfg(feature = "metrics")]
@@ -182,6 +203,8 @@ impl Metrics {
             meta_lookups: load(&self.meta_lookups),
             connections_opened: load(&self.connections_opened),
             socket_writes: load(&self.writes),
+            replica_reads: load(&self.replica_reads),
+            stale_reads: load(&self.stale_reads),
             in_flight: self.in_flight.load(Ordering::Relaxed).max(0) as u64,
             latency_buckets: self.latency.iter().map(load).collect(),
         }
@@ -269,6 +292,11 @@ pub struct MetricsSnapshot {
     pub connections_opened: u64,
     /// Socket write calls (batches of frames); fewer than RPCs when frames were coalesced.
     pub socket_writes: u64,
+    /// TIMELINE reads (gets, scan opens) whose primary did not answer within the primary call
+    /// timeout, so the secondary replicas were asked too.
+    pub replica_reads: u64,
+    /// TIMELINE reads a secondary replica answered first (their results are stale).
+    pub stale_reads: u64,
     /// Calls currently waiting for an answer.
     pub in_flight: u64,
     /// RPC latency histogram: entry `i` counts calls faster than 2^i microseconds.

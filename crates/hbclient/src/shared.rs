@@ -183,8 +183,26 @@ impl Core {
             self.locate(table, row, deadline),
         )
         .await?;
+        self.region_call(table, &loc, attempt, deadline, method, meta, request, parse)
+            .await
+    }
+
+    /// One call to the region (or region replica) at `loc`, its answer read by `parse`; on any
+    /// failure the location cache is corrected.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn region_call<M: Message, T>(
+        &self,
+        table: &TableName,
+        loc: &Arc<RegionLocation>,
+        attempt: u32,
+        deadline: Deadline,
+        method: &'static str,
+        meta: &crate::request::CallMeta,
+        request: impl Fn(&RegionLocation) -> (M, Bytes),
+        parse: impl Fn(ResponseFrame) -> Result<T>,
+    ) -> Result<T> {
         crate::telemetry::record_server(&loc.server);
-        let (param, cells) = request(&loc);
+        let (param, cells) = request(loc);
         // HBase's client: Get reads, Mutate and atomic row writes (Multi here) write.
         let rpc_timeout = match method {
             "Get" | "Scan" => self.config.read_rpc_timeout(),
@@ -217,10 +235,10 @@ impl Core {
         };
         match outcome {
             Ok(value) => {
-                self.locator.confirm(&loc);
+                self.locator.confirm(loc);
                 Ok(value)
             }
-            Err(e) => Err(self.after_region_error(table, &loc, e, deadline).await),
+            Err(e) => Err(self.after_region_error(table, loc, e, deadline).await),
         }
     }
 

@@ -20,6 +20,10 @@ pub(crate) async fn dispatch_admin(
             let info = match resolve(conn, method, &req.region).await? {
                 Target::Meta => crate::registry::meta_region_info(),
                 Target::Region(r) => r.info(false),
+                Target::Replica(r, id) => pb::RegionInfo {
+                    replica_id: Some(id as i32),
+                    ..r.info(false)
+                },
             };
             Ok(Reply::message(pb::GetRegionInfoResponse {
                 region_info: info,

@@ -107,6 +107,7 @@ impl Conn {
         method: &str,
         region: Option<(&hbclient_proto::meta::TableName, &[u8])>,
     ) -> Result<(), Fail> {
+        self.shared.faults.wait_while_paused(self.server).await;
         let site = CallSite {
             server: self.server,
             service: self.service.name(),

@@ -117,6 +117,9 @@ pub(crate) struct Placement {
     pub(crate) moved_from: Option<usize>,
     /// Open sequence number, as `info:seqnumDuringOpen`.
     pub(crate) open_seq: u64,
+    /// Servers of the region's secondary replicas, replica 1 first (`REGION_REPLICATION` - 1
+    /// of them). They serve reads of the primary's data, seen through the replica lag.
+    pub(crate) replicas: Vec<usize>,
 }
 
 /// A table's definition and state.
@@ -136,6 +139,8 @@ pub(crate) struct Catalog {
     pub(crate) meta_order: BTreeSet<MetaRowKey>,
     /// Full names by encoded name.
     encoded: HashMap<String, Bytes>,
+    /// Secondary replicas' full and encoded names: the primary's full name and the replica id.
+    replica_names: HashMap<Bytes, (Bytes, u32)>,
     next_open_seq: u64,
     /// Namespaces created by clients, with their configuration; `default` and `hbase` always
     /// exist and are not listed here.
@@ -195,9 +200,27 @@ impl Catalog {
                 server,
                 moved_from: None,
                 open_seq: self.next_open_seq,
+                replicas: Vec::new(),
             },
         );
         region
+    }
+
+    /// Opens secondary replicas of an online region on `servers` (replica 1 on the first).
+    pub(crate) fn add_replicas(&mut self, name: &[u8], servers: Vec<usize>) {
+        let Some(placement) = self.regions.get_mut(name) else {
+            return;
+        };
+        let region = placement.region.clone();
+        for id in 1..=servers.len() as u32 {
+            let replica = meta::region_name(&region.table, &region.start, region.region_id, id);
+            let encoded = Bytes::from(meta::encoded_region_name(&replica));
+            self.replica_names
+                .insert(replica, (region.name.clone(), id));
+            self.replica_names
+                .insert(encoded, (region.name.clone(), id));
+        }
+        placement.replicas = servers;
     }
 
     /// Takes a region offline for good (split parent, dropped table); its data must already be
@@ -205,6 +228,8 @@ impl Catalog {
     pub(crate) fn retire_region(&mut self, name: &[u8]) -> Option<Placement> {
         let placement = self.regions.remove(name)?;
         self.encoded.remove(&placement.region.encoded);
+        self.replica_names
+            .retain(|_, (primary, _)| &primary[..] != name);
         self.meta_order
             .remove(&MetaRowKey(placement.region.name.clone()));
         placement.region.lock().closed = true;
@@ -219,6 +244,13 @@ impl Catalog {
             return self.regions.get(name);
         }
         self.regions.get(&spec.value)
+    }
+
+    /// Finds a secondary replica by its full or encoded name: its primary's placement and the
+    /// replica id.
+    pub(crate) fn find_replica(&self, spec: &pb::RegionSpecifier) -> Option<(&Placement, u32)> {
+        let (primary, id) = self.replica_names.get(&spec.value)?;
+        Some((self.regions.get(primary)?, *id))
     }
 
     /// The online regions of a table, ordered by start key.
@@ -251,6 +283,17 @@ impl Catalog {
     }
 }
 
+/// A table's `REGION_REPLICATION` (copies of each region, primary included; 1 when unset).
+pub(crate) fn region_replication(schema: &pb::TableSchema) -> u32 {
+    schema
+        .attributes
+        .iter()
+        .find(|a| &a.first[..] == b"REGION_REPLICATION")
+        .and_then(|a| std::str::from_utf8(&a.second).ok()?.trim().parse().ok())
+        .unwrap_or(1)
+        .max(1)
+}
+
 /// Reads a table's families from its schema: name, `VERSIONS` (default 1) and `TTL`.
 pub(crate) fn families_of(schema: &pb::TableSchema) -> Vec<FamilySpec> {
     schema
@@ -273,4 +316,50 @@ pub(crate) fn families_of(schema: &pb::TableSchema) -> Vec<FamilySpec> {
             spec
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replicas_are_found_by_full_and_encoded_name_until_retired() {
+        let mut catalog = Catalog::default();
+        let t = TableName::parse("t").unwrap();
+        let region = catalog.add_region(
+            &t,
+            Bytes::new(),
+            Bytes::new(),
+            7,
+            RegionStore::new(Vec::new()),
+            0,
+        );
+        catalog.add_replicas(&region.name, vec![1, 2]);
+        let spec =
+            |kind: pb::region_specifier::RegionSpecifierType, value: Bytes| pb::RegionSpecifier {
+                r#type: kind as i32,
+                value,
+            };
+        use pb::region_specifier::RegionSpecifierType::{EncodedRegionName, RegionName};
+        let second = meta::region_name(&t, b"", 7, 2);
+        let (placement, id) = catalog
+            .find_replica(&spec(RegionName, second.clone()))
+            .expect("replica 2 by name");
+        assert_eq!((placement.replicas[id as usize - 1], id), (2, 2));
+        let encoded = Bytes::from(meta::encoded_region_name(&second));
+        assert_eq!(
+            catalog
+                .find_replica(&spec(EncodedRegionName, encoded))
+                .map(|(_, id)| id),
+            Some(2)
+        );
+        // The primary's own name is not a replica's, and a replica's is not a region's.
+        assert!(catalog
+            .find_replica(&spec(RegionName, region.name.clone()))
+            .is_none());
+        assert!(catalog.find(&spec(RegionName, second.clone())).is_none());
+        assert_eq!(region_replication(&pb::TableSchema::default()), 1);
+        catalog.retire_region(&region.name);
+        assert!(catalog.find_replica(&spec(RegionName, second)).is_none());
+    }
 }

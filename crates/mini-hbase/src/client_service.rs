@@ -68,6 +68,21 @@ async fn get(conn: &Conn, request: pb::GetRequest) -> CallResult {
             drop(data);
             get_result(get, cells, conn.get_cellblocks(), &mut block)
         }
+        Target::Replica(region, _) => {
+            region.check_row(&get.row)?;
+            let horizon = crate::region_ops::replica_horizon(&conn.shared);
+            let lagging = pb::Get {
+                time_range: crate::region_ops::behind(get.time_range.as_ref(), horizon),
+                ..get.clone()
+            };
+            let data = region.lock_open()?;
+            let cells = read_row(&data, &lagging)?;
+            drop(data);
+            pb::Result {
+                stale: Some(true),
+                ..get_result(get, cells, conn.get_cellblocks(), &mut block)
+            }
+        }
     };
     Ok(Reply::with_cells(
         pb::GetResponse {

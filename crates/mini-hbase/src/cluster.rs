@@ -79,6 +79,7 @@ impl MiniCluster {
             nonces: Mutex::new(HashMap::new()),
             traces: Default::default(),
             requests: Default::default(),
+            replica_lag_ms: AtomicU64::new(0),
         });
         launch(&shared, ServerId::Master, master_listener);
         for (i, listener) in rs_listeners.into_iter().enumerate() {
@@ -162,10 +163,29 @@ impl MiniCluster {
         families: &[&str],
         split_keys: &[&[u8]],
     ) -> Result<(), RemoteException> {
+        self.create_replicated_table(table, families, split_keys, 1)
+    }
+
+    /// [`MiniCluster::create_table`] with `REGION_REPLICATION` = `replication`: each region
+    /// also has `replication - 1` read-only secondary replicas on the next servers.
+    pub fn create_replicated_table(
+        &self,
+        table: &str,
+        families: &[&str],
+        split_keys: &[&[u8]],
+        replication: u32,
+    ) -> Result<(), RemoteException> {
         let table =
             TableName::parse(table).map_err(|e| RemoteException::new(class::DO_NOT_RETRY, e))?;
         let schema = pb::TableSchema {
             table_name: Some(table.to_pb()),
+            attributes: (replication > 1)
+                .then(|| pb::BytesBytesPair {
+                    first: Bytes::from_static(b"REGION_REPLICATION"),
+                    second: Bytes::from(replication.to_string()),
+                })
+                .into_iter()
+                .collect(),
             column_families: families
                 .iter()
                 .map(|f| pb::ColumnFamilySchema {
@@ -198,6 +218,7 @@ impl MiniCluster {
                 start: p.region.start.clone(),
                 end: p.region.end.clone(),
                 server: p.server,
+                replicas: p.replicas.clone(),
             })
             .collect()
     }
@@ -234,6 +255,29 @@ impl MiniCluster {
     pub fn move_meta(&self, to: usize) {
         self.shared.meta_server.store(to as u64, Ordering::Release);
         self.publish_meta_in_background();
+    }
+
+    /// Makes secondary region replicas lag `lag` behind their primaries: a replica read sees a
+    /// cell only once its timestamp is at least `lag` old (with server-assigned timestamps:
+    /// `lag` after the write was acknowledged), and its answers are marked stale. Zero (the
+    /// default): replicas see every write at once, yet still answer stale. Deletes are seen by
+    /// their marker's timestamp the same way.
+    pub fn set_replica_lag(&self, lag: Duration) {
+        self.shared
+            .replica_lag_ms
+            .store(lag.as_millis() as u64, Ordering::Release);
+    }
+
+    /// Pauses a region server as `kill -STOP` would: its connections stay open and new ones
+    /// are accepted, but no call is served (every call waits) until
+    /// [`MiniCluster::resume_region_server`]; then the waiting calls are served.
+    pub fn pause_region_server(&self, n: usize) {
+        self.shared.faults.pause(ServerId::RegionServer(n), true);
+    }
+
+    /// Ends [`MiniCluster::pause_region_server`].
+    pub fn resume_region_server(&self, n: usize) {
+        self.shared.faults.pause(ServerId::RegionServer(n), false);
     }
 
     /// Stops a region server as a crash would: its listener and every connection close at once,
@@ -324,6 +368,8 @@ impl MiniCluster {
 
     /// Stops every server.
     pub fn shutdown(&self) {
+        // Calls waiting on a paused server end with it.
+        self.shared.faults.resume_all();
         for n in 0..self.shared.region_servers.len() {
             self.stop_region_server(n);
         }

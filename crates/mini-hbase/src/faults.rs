@@ -165,6 +165,9 @@ pub struct Faults {
     rules: Mutex<Vec<Installed>>,
     /// Servers whose new connections are accepted and then never read nor answered.
     unresponsive: Mutex<Vec<ServerId>>,
+    /// Paused servers: every call to them waits for `resumed`.
+    paused: Mutex<Vec<ServerId>>,
+    resumed: tokio::sync::Notify,
     next_id: AtomicU64,
     fired_total: AtomicU64,
 }
@@ -213,6 +216,48 @@ impl Faults {
         servers.retain(|s| *s != server);
         if unresponsive {
             servers.push(server);
+        }
+    }
+
+    /// Pauses `server` (every call to it waits before being served, on connections old and
+    /// new) or resumes it (the waiting calls are served).
+    pub fn pause(&self, server: ServerId, paused: bool) {
+        let mut servers = self.paused.lock().unwrap_or_else(|e| e.into_inner());
+        servers.retain(|s| *s != server);
+        if paused {
+            servers.push(server);
+        }
+        drop(servers);
+        if !paused {
+            self.resumed.notify_waiters();
+        }
+    }
+
+    /// Resumes every paused server.
+    pub(crate) fn resume_all(&self) {
+        self.paused
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        self.resumed.notify_waiters();
+    }
+
+    /// Waits while `server` is paused.
+    pub(crate) async fn wait_while_paused(&self, server: ServerId) {
+        loop {
+            let resumed = self.resumed.notified();
+            tokio::pin!(resumed);
+            // Registered before the check, so a resume between the two is not missed.
+            resumed.as_mut().enable();
+            let paused = self
+                .paused
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(&server);
+            if !paused {
+                return;
+            }
+            resumed.await;
         }
     }
 
@@ -349,5 +394,30 @@ mod tests {
         ));
         assert!(faults.remove(id));
         assert!(faults.check(site("Get", None)).is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn paused_servers_hold_calls_until_resumed() {
+        let faults = std::sync::Arc::new(Faults::default());
+        let rs = ServerId::RegionServer(1);
+        // Not paused: no wait.
+        faults.wait_while_paused(rs).await;
+        faults.pause(rs, true);
+        let waiting = tokio::spawn({
+            let faults = faults.clone();
+            async move { faults.wait_while_paused(rs).await }
+        });
+        // Another server is not held.
+        faults.wait_while_paused(ServerId::RegionServer(2)).await;
+        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+        assert!(!waiting.is_finished(), "served while paused");
+        faults.pause(rs, false);
+        tokio::time::timeout(std::time::Duration::from_secs(1), waiting)
+            .await
+            .expect("served once resumed")
+            .unwrap();
+        faults.pause(rs, true);
+        faults.resume_all();
+        faults.wait_while_paused(rs).await;
     }
 }

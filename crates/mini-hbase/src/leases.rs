@@ -129,4 +129,6 @@ pub(crate) struct Scanner {
     pub(crate) batch: Option<usize>,
     pub(crate) max_result_size: u64,
     pub(crate) allow_partials: bool,
+    /// Opened on a secondary replica: every answer is marked stale.
+    pub(crate) stale: bool,
 }

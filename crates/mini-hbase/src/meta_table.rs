@@ -2,7 +2,8 @@
 //!
 //! Each online region has one row keyed by its region name, family `info`:
 //! `regioninfo` (`PBUF` + RegionInfo), `seqnumDuringOpen`, `server` (`host:port`),
-//! `serverstartcode`, `sn` (`host,port,startcode`) and `state` (`OPEN`).
+//! `serverstartcode`, `sn` (`host,port,startcode`) and `state` (`OPEN`); a region with
+//! secondary replicas also has those server columns once per replica, suffixed `_000N`.
 
 use std::ops::Bound;
 
@@ -100,45 +101,52 @@ pub(crate) fn next_row(
 /// The meta row of one region.
 fn render(shared: &Shared, placement: &Placement) -> MetaRow {
     let region = &placement.region;
-    let server = &shared.region_servers[placement.server];
-    let start_code = server.start_code();
     let row = region.name.clone();
     let ts = region.region_id;
-    let cell = |qualifier: &'static [u8], value: Bytes| {
+    let cell = |qualifier: Bytes, value: Bytes| {
         Cell::put(
             row.clone(),
             Bytes::from_static(meta::CATALOG_FAMILY),
-            Bytes::from_static(qualifier),
+            qualifier,
             ts,
             value,
         )
     };
-    let host = server.addr.ip().to_string();
-    let port = server.addr.port();
+    let mut cells = vec![cell(
+        Bytes::from_static(meta::REGIONINFO_QUALIFIER),
+        meta::encode_pb_value(&region.info(false)),
+    )];
+    // The primary's columns, then each secondary replica's (`server_0001` ...), as HBase
+    // writes them into the primary's row.
+    let hosts = std::iter::once(placement.server).chain(placement.replicas.iter().copied());
+    for (replica_id, server) in hosts.enumerate() {
+        let server = &shared.region_servers[server];
+        let start_code = server.start_code();
+        let host = server.addr.ip().to_string();
+        let port = server.addr.port();
+        let q = |base: &[u8]| meta::replica_qualifier(base, replica_id as u32);
+        cells.extend([
+            cell(
+                q(meta::SEQNUM_QUALIFIER),
+                Bytes::copy_from_slice(&placement.open_seq.to_be_bytes()),
+            ),
+            cell(
+                q(meta::SERVER_QUALIFIER),
+                Bytes::from(format!("{host}:{port}")),
+            ),
+            cell(
+                q(meta::STARTCODE_QUALIFIER),
+                Bytes::copy_from_slice(&start_code.to_be_bytes()),
+            ),
+            cell(
+                q(meta::SERVERNAME_QUALIFIER),
+                Bytes::from(format!("{host},{port},{start_code}")),
+            ),
+            cell(q(meta::STATE_QUALIFIER), Bytes::from_static(b"OPEN")),
+        ]);
+    }
     // Sorted by qualifier, as HBase returns them.
-    let cells = vec![
-        cell(
-            meta::REGIONINFO_QUALIFIER,
-            meta::encode_pb_value(&region.info(false)),
-        ),
-        cell(
-            meta::SEQNUM_QUALIFIER,
-            Bytes::copy_from_slice(&placement.open_seq.to_be_bytes()),
-        ),
-        cell(
-            meta::SERVER_QUALIFIER,
-            Bytes::from(format!("{host}:{port}")),
-        ),
-        cell(
-            meta::STARTCODE_QUALIFIER,
-            Bytes::copy_from_slice(&start_code.to_be_bytes()),
-        ),
-        cell(
-            meta::SERVERNAME_QUALIFIER,
-            Bytes::from(format!("{host},{port},{start_code}")),
-        ),
-        cell(meta::STATE_QUALIFIER, Bytes::from_static(b"OPEN")),
-    ];
+    cells.sort_by(|a, b| a.qualifier.cmp(&b.qualifier));
     (row, cells)
 }
 

@@ -22,6 +22,9 @@ pub(crate) enum Target {
     Meta,
     /// A user region.
     Region(Arc<Region>),
+    /// A secondary replica of a user region: reads only, of the primary's data as the replica
+    /// lag lets it see them, answered stale.
+    Replica(Arc<Region>, u32),
 }
 
 /// Resolves a region specifier on this server: the region must be online here, else the client
@@ -43,6 +46,10 @@ pub(crate) async fn resolve(
         conn.fault_point(method, Some((&TableName::meta(), meta::META_REGION_NAME)))
             .await?;
         return Ok(Target::Meta);
+    }
+    let replica = shared.catalog().find(spec).is_none();
+    if replica {
+        return resolve_replica(conn, method, spec).await;
     }
     let region = {
         let catalog = shared.catalog();
@@ -76,6 +83,59 @@ pub(crate) async fn resolve(
     Ok(Target::Region(region))
 }
 
+/// Resolves a secondary replica's name on this server (it must host that replica).
+async fn resolve_replica(
+    conn: &Conn,
+    method: &str,
+    spec: &pb::RegionSpecifier,
+) -> Result<Target, Fail> {
+    let shared = &conn.shared;
+    let (region, id) = {
+        let catalog = shared.catalog();
+        let Some((placement, id)) = catalog.find_replica(spec) else {
+            return Err(RemoteException::not_serving(&spec.value).into());
+        };
+        let here = placement.replicas.get(id as usize - 1) == Some(&conn.rs_index());
+        let enabled = catalog
+            .tables
+            .get(&placement.region.table)
+            .is_some_and(|t| t.enabled);
+        if !here || !enabled {
+            return Err(RemoteException::not_serving(&spec.value).into());
+        }
+        (placement.region.clone(), id)
+    };
+    conn.fault_point(method, Some((&region.table, &spec.value)))
+        .await?;
+    Ok(Target::Replica(region, id))
+}
+
+/// The newest timestamp a secondary replica sees now: everything when the cluster has no lag.
+pub(crate) fn replica_horizon(shared: &crate::state::Shared) -> Option<u64> {
+    let lag = shared
+        .replica_lag_ms
+        .load(std::sync::atomic::Ordering::Acquire);
+    (lag > 0).then(|| now_ms().saturating_sub(lag))
+}
+
+/// Narrows a read's time range to what a lagging replica sees (`to` is exclusive).
+pub(crate) fn behind(
+    time_range: Option<&pb::TimeRange>,
+    horizon: Option<u64>,
+) -> Option<pb::TimeRange> {
+    let Some(horizon) = horizon else {
+        return time_range.copied();
+    };
+    let to = time_range
+        .and_then(|t| t.to)
+        .unwrap_or(i64::MAX as u64)
+        .min(horizon + 1);
+    Some(pb::TimeRange {
+        from: time_range.and_then(|t| t.from),
+        to: Some(to),
+    })
+}
+
 /// Resolves a specifier that must name a user region (meta is read-only for clients).
 pub(crate) async fn resolve_user_region(
     conn: &Conn,
@@ -84,6 +144,15 @@ pub(crate) async fn resolve_user_region(
 ) -> Result<Arc<Region>, Fail> {
     match resolve(conn, method, spec).await? {
         Target::Region(r) => Ok(r),
+        // HRegion.checkReadOnly: secondaries are read-only.
+        Target::Replica(r, _) => Err(RemoteException::new(
+            class::DO_NOT_RETRY,
+            format!(
+                "region replica of {} is read only",
+                String::from_utf8_lossy(&r.name)
+            ),
+        )
+        .into()),
         Target::Meta => Err(RemoteException::new(
             class::DO_NOT_RETRY,
             "hbase:meta is maintained by the master in mini-hbase",

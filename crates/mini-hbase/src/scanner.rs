@@ -104,11 +104,17 @@ async fn open(
     scan: &pb::Scan,
     request: &pb::ScanRequest,
 ) -> Result<Scanner, crate::call::Fail> {
-    let source = match resolve(conn, "Scan", spec).await? {
-        Target::Meta => Source::Meta,
-        Target::Region(r) => Source::Region(r),
+    let (source, time_range, stale) = match resolve(conn, "Scan", spec).await? {
+        Target::Meta => (Source::Meta, scan.time_range, false),
+        Target::Region(r) => (Source::Region(r), scan.time_range, false),
+        // A replica's scanner sees what the replica had when it opened.
+        Target::Replica(r, _) => {
+            let horizon = crate::region_ops::replica_horizon(&conn.shared);
+            let range = crate::region_ops::behind(scan.time_range.as_ref(), horizon);
+            (Source::Region(r), range, true)
+        }
     };
-    let mut query = read_query(&scan.column, scan.time_range.as_ref(), scan.max_versions());
+    let mut query = read_query(&scan.column, time_range.as_ref(), scan.max_versions());
     if let Source::Region(region) = &source {
         region
             .lock_open()?
@@ -184,6 +190,7 @@ async fn open(
             .unwrap_or(SERVER_MAX_RESULT_SIZE),
         allow_partials: request.client_handles_partials.unwrap_or(false)
             || scan.allow_partial_results.unwrap_or(false),
+        stale,
     })
 }
 
@@ -195,6 +202,8 @@ struct Batch {
     rows_filtered: i64,
     more_in_region: bool,
     more_results: bool,
+    /// Served by a secondary replica.
+    stale: bool,
 }
 
 /// Collects up to `rows` results within the size limit.
@@ -205,6 +214,7 @@ fn next_batch(conn: &Conn, s: &mut Scanner, rows: usize) -> Result<Batch, Remote
         rows_filtered: 0,
         more_in_region: true,
         more_results: true,
+        stale: s.stale,
     };
     let mut size = 0u64;
     while batch.results.len() < rows && size < s.max_result_size {
@@ -360,7 +370,7 @@ fn respond(conn: &Conn, id: u64, batch: Batch, lease: Option<Duration>, metrics:
         more_results_in_region: Some(batch.more_in_region),
         ttl: lease.map(|l| l.as_millis() as u32),
         mvcc_read_point: lease.map(|_| 0),
-        stale: Some(false),
+        stale: Some(batch.stale),
         scan_metrics: metrics.then(|| scan_metrics(&batch)),
         ..Default::default()
     };

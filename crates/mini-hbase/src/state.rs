@@ -114,6 +114,9 @@ pub(crate) struct Shared {
     pub(crate) traces: TraceLog,
     /// Priorities and attributes received with ClientService calls.
     pub(crate) requests: crate::request_log::RequestLog,
+    /// Milliseconds a secondary region replica lags behind its primary: it sees a cell once
+    /// the cell's timestamp is that old (see `MiniCluster::set_replica_lag`).
+    pub(crate) replica_lag_ms: AtomicU64,
 }
 
 /// The trace-context headers of the most recent calls that carried any, oldest first; bounded
@@ -263,9 +266,10 @@ impl Shared {
         bounds.extend(split_keys);
         bounds.push(Bytes::new());
         let region_id = self.new_region_id();
+        let replication = crate::catalog::region_replication(&schema) as usize;
         for (i, pair) in bounds.windows(2).enumerate() {
             let server = self.pick_server(i);
-            catalog.add_region(
+            let region = catalog.add_region(
                 &table,
                 pair[0].clone(),
                 pair[1].clone(),
@@ -273,6 +277,11 @@ impl Shared {
                 RegionStore::new(families.clone()),
                 server,
             );
+            if replication > 1 {
+                // The next servers round robin: distinct while there are enough of them.
+                let replicas = (1..replication).map(|r| self.pick_server(i + r)).collect();
+                catalog.add_replicas(&region.name, replicas);
+            }
         }
         catalog.tables.insert(
             table,
@@ -303,6 +312,8 @@ pub struct RegionView {
     pub end: Bytes,
     /// Index of the hosting region server.
     pub server: usize,
+    /// Servers of the secondary replicas (replica 1 first); empty without region replication.
+    pub replicas: Vec<usize>,
 }
 
 /// Splits `region` at `split_key`; both daughters open on the parent's server.
@@ -361,11 +372,17 @@ pub(crate) fn split_region(
         right_store,
         parent.server,
     );
+    if !parent.replicas.is_empty() {
+        // The daughters' replicas open where the parent's were.
+        catalog.add_replicas(&left.name, parent.replicas.clone());
+        catalog.add_replicas(&right.name, parent.replicas.clone());
+    }
     let view = |region: &crate::catalog::Region| RegionView {
         name: region.name.clone(),
         start: region.start.clone(),
         end: region.end.clone(),
         server: parent.server,
+        replicas: parent.replicas.clone(),
     };
     Ok((view(&left), view(&right)))
 }

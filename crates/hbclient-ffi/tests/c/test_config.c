@@ -43,6 +43,8 @@ static const char *const KEYS[][2] = {
     {"hbase.client.scanner.max.result.size", "2MB"},
     {"hbase.client.scanner.timeout.period", "60000"},
     {"hbase.client.meta.scanner.timeout.period", "30000"},
+    {"hbase.client.primaryCallTimeout.get", "10000"},
+    {"hbase.client.replicaCallTimeout.scan", "1000000"},
     {"hbase.client.write.buffer", "2MB"},
     {"hbase.client.write.buffer.periodicflush.timeout.ms", "1000"},
     {"hbase.client.write.buffer.maxinflight", "16mb"},

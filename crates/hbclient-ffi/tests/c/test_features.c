@@ -855,6 +855,39 @@ static void test_async_scans(hb_connection *conn, hb_table *t) {
     hb_table_free(missing);
 }
 
+/* Consistency: TIMELINE gets and scans on a table without replicas are the primary's answers
+ * (fresh, not stale); bad values and NULL handles are argument errors. (Stale answers from a
+ * secondary are covered by the Rust export tests and the real-cluster test.) */
+static void test_consistency(hb_table *t) {
+    char row[64];
+    snprintf(row, sizeof row, "feat-cons-%d", (int)getpid());
+    put_cell(t, row, "f", "q", "fresh", HB_LATEST_TIMESTAMP);
+
+    hb_get *get = NULL;
+    CHECK_STATUS(hb_get_new(row, strlen(row), &get), HB_OK);
+    CHECK_STATUS(hb_get_set_consistency(get, HB_CONSISTENCY_TIMELINE), HB_OK);
+    hb_result *r = NULL;
+    CHECK_STATUS(hb_table_get(t, get, &r, NULL), HB_OK);
+    const uint8_t *v = NULL;
+    size_t n = 0;
+    CHECK_STATUS(hb_result_value(r, "f", 1, "q", 1, &v, &n), HB_OK);
+    CHECK(n == 5 && memcmp(v, "fresh", 5) == 0);
+    CHECK(!hb_result_is_stale(r));
+    hb_result_free(r);
+    CHECK_STATUS(hb_get_set_consistency(get, 2), HB_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(hb_get_set_consistency(NULL, HB_CONSISTENCY_STRONG), HB_ERR_INVALID_ARGUMENT);
+    hb_get_free(get);
+    CHECK(!hb_result_is_stale(NULL));
+
+    hb_scan *scan = NULL;
+    CHECK_STATUS(hb_scan_new(&scan), HB_OK);
+    CHECK_STATUS(hb_scan_set_prefix(scan, row, strlen(row)), HB_OK);
+    CHECK_STATUS(hb_scan_set_consistency(scan, HB_CONSISTENCY_TIMELINE), HB_OK);
+    CHECK_STATUS(hb_scan_set_consistency(scan, 99), HB_ERR_INVALID_ARGUMENT);
+    CHECK(scan_count(t, scan, NULL, 0) == 1);
+    hb_scan_free(scan);
+}
+
 int main(void) {
     if (!getenv("HBCLIENT_FFI_BOOTSTRAP")) {
         fprintf(stderr, "set HBCLIENT_FFI_BOOTSTRAP\n");
@@ -874,6 +907,7 @@ int main(void) {
     test_namespaces_and_describe(conn);
     test_async_scans(conn, t);
     test_priorities_and_attributes();
+    test_consistency(t);
     hb_table_free(t);
     hb_connection_close(conn);
     CHECK_STATUS(hb_library_shutdown(10000, NULL), HB_OK);

@@ -60,9 +60,40 @@ pub(crate) struct RegionLocation {
     pub(crate) end: Bytes,
     /// `host:port` of the region server.
     pub(crate) server: String,
+    /// 0 for the primary; a secondary replica's id for the location of that replica (made by
+    /// [`RegionLocation::replica`], never cached: the cache holds primaries and their replicas).
+    pub(crate) replica_id: u32,
+    /// The region's assigned secondary replicas (TIMELINE reads), by replica id; empty for a
+    /// table without region replication.
+    pub(crate) replicas: Vec<ReplicaLocation>,
+}
+
+/// Where one secondary replica of a region is served.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ReplicaLocation {
+    /// 1.. (the primary is 0).
+    pub(crate) id: u32,
+    /// The replica's own region name: the primary's with `_000N` after the region id.
+    pub(crate) name: Bytes,
+    /// `host:port` of its region server.
+    pub(crate) server: String,
 }
 
 impl RegionLocation {
+    /// The location of one of the region's secondary replicas, shaped like a primary's so that
+    /// a call to it is made (and its errors handled) as any region call.
+    pub(crate) fn replica(&self, replica: &ReplicaLocation) -> RegionLocation {
+        RegionLocation {
+            table: self.table.clone(),
+            name: replica.name.clone(),
+            start: self.start.clone(),
+            end: self.end.clone(),
+            server: replica.server.clone(),
+            replica_id: replica.id,
+            replicas: Vec::new(),
+        }
+    }
+
     pub(crate) fn contains(&self, row: &[u8]) -> bool {
         row >= &self.start[..] && (self.end.is_empty() || row < &self.end[..])
     }
@@ -411,6 +442,10 @@ impl Locator {
 
     /// Updates the cache after a failed call to `loc`.
     pub(crate) fn on_error(&self, loc: &RegionLocation, error: &Error, pool: &RpcPool) {
+        if loc.replica_id > 0 {
+            self.on_replica_error(loc, error, pool);
+            return;
+        }
         match error.kind() {
             ErrorKind::Connection | ErrorKind::Timeout => {
                 if error.kind() == ErrorKind::Connection {
@@ -433,6 +468,50 @@ impl Locator {
                 }
             }
         }
+    }
+
+    /// A failed call to a secondary replica. The failure bookkeeping above is about primaries
+    /// (it decides when a region's primary is looked up again), so a replica's failure only
+    /// drops what is certainly wrong: the connection to a server that is gone, and the
+    /// region's cached entry when the replica is no longer where meta said (the next replica
+    /// attempt reads meta again).
+    fn on_replica_error(&self, loc: &RegionLocation, error: &Error, pool: &RpcPool) {
+        if error.kind() == ErrorKind::Connection {
+            pool.forget_server(&loc.server);
+        }
+        let relocate = error
+            .remote_error()
+            .is_some_and(|r| r.moved_to.is_some() || r.needs_relocation());
+        if relocate || error.kind() == ErrorKind::Connection {
+            let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
+            if let Some(regions) = cache.get_mut(&loc.table) {
+                let cached_here = regions.get(&loc.start).is_some_and(|r| {
+                    r.replicas
+                        .iter()
+                        .any(|x| x.id == loc.replica_id && x.server == loc.server)
+                });
+                if cached_here {
+                    regions.remove(&loc.start);
+                }
+            }
+        }
+    }
+
+    /// The location of `row` as last known without asking meta: the cached one, or the one a
+    /// failed call dropped from the cache (TIMELINE reads use its replicas at once instead of
+    /// waiting for the primary's region to be looked up again).
+    pub(crate) fn last_known(&self, table: &TableName, row: &[u8]) -> Option<Arc<RegionLocation>> {
+        {
+            let cache = self.cache.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(loc) = cache
+                .get(table)
+                .and_then(|c| covering(c, Want::At(row), |l| l))
+            {
+                return Some(loc.clone());
+            }
+        }
+        let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        covering(failed.get(table)?, Want::At(row), |f| &f.loc).map(|f| f.loc.clone())
     }
 
     fn lookup_lock(&self, table: &TableName) -> Arc<tokio::sync::Mutex<()>> {
@@ -472,6 +551,8 @@ impl Locator {
                 start: Bytes::new(),
                 end: Bytes::new(),
                 server,
+                replica_id: 0,
+                replicas: Vec::new(),
             }));
         }
         if let Some(loc) = self.cached_for(table, want) {
@@ -690,6 +771,16 @@ fn parse_meta_row(table: &TableName, want: Want<'_>, cells: &[Cell]) -> Result<R
         start: Bytes::copy_from_slice(&start),
         end: Bytes::copy_from_slice(&end),
         server,
+        replica_id: 0,
+        replicas: row
+            .replicas
+            .into_iter()
+            .map(|(id, server)| ReplicaLocation {
+                id,
+                name: meta::replica_region_name(&info, id),
+                server,
+            })
+            .collect(),
     };
     if !want.matches(&loc) {
         return Err(Error::connection(format!(
@@ -712,6 +803,8 @@ mod tests {
             start: Bytes::copy_from_slice(start.as_bytes()),
             end: Bytes::copy_from_slice(end.as_bytes()),
             server: server.into(),
+            replica_id: 0,
+            replicas: Vec::new(),
         }
     }
 
@@ -794,6 +887,24 @@ mod tests {
             Cell::put(region.name.clone(), "info", "server", 1, "s:1"),
         ];
         assert_eq!(parse_meta_row(&t, Want::At(b"c"), &cells).unwrap(), region);
+        let mut with_replica = cells.clone();
+        with_replica.push(Cell::put(
+            region.name.clone(),
+            "info",
+            "server_0001",
+            1,
+            "r:1",
+        ));
+        let replicated = parse_meta_row(&t, Want::At(b"c"), &with_replica).unwrap();
+        assert_eq!(
+            replicated.replicas,
+            vec![ReplicaLocation {
+                id: 1,
+                name: meta::region_name(&t, b"b", 1, 1),
+                server: "r:1".into(),
+            }]
+        );
+        assert_eq!(replicated.replica(&replicated.replicas[0]).server, "r:1");
         assert_eq!(
             parse_meta_row(&t, Want::At(b"e"), &cells)
                 .unwrap_err()

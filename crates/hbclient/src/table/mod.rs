@@ -7,6 +7,7 @@ pub(crate) mod filter;
 pub(crate) mod ops;
 mod result;
 mod scan;
+mod timeline;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -23,6 +24,7 @@ pub use filter::{CompareOp, Filter, ListOp};
 pub use ops::{Append, Delete, Durability, Get, Increment, Mutation, Put};
 pub use result::RowResult;
 pub use scan::{Scan, Scanner};
+pub use timeline::Consistency;
 
 use crate::codec::result_cells;
 use crate::error::{Error, ErrorKind, Result};
@@ -69,6 +71,31 @@ fn mutate_request(
         nonce_group: nonce.map(|_| nonce_group),
     };
     (request, Bytes::from(cells))
+}
+
+/// The request of a get to the region (replica) at a location.
+fn get_request(get: &pb::Get) -> impl Fn(&RegionLocation) -> (pb::GetRequest, Bytes) + '_ {
+    move |loc| {
+        let request = pb::GetRequest {
+            region: loc.specifier(),
+            get: get.clone(),
+        };
+        (request, Bytes::new())
+    }
+}
+
+/// A get's cells, and whether the server marked them stale (a secondary replica answered).
+fn parse_get(frame: ResponseFrame) -> Result<(Vec<hbclient_proto::cell::Cell>, bool)> {
+    let response: pb::GetResponse = frame.body("GetResponse")?;
+    let stale = response
+        .result
+        .as_ref()
+        .and_then(|r| r.stale)
+        .unwrap_or(false);
+    Ok((
+        response_cells(response.result.as_ref(), frame.cellblock)?,
+        stale,
+    ))
 }
 
 /// The cells of an optional `Result` whose cellblock part is in `cellblock`.
@@ -127,43 +154,119 @@ impl AsyncTable {
         }
     }
 
-    /// Reads one row. A missing row is an empty [`RowResult`].
+    /// Reads one row. A missing row is an empty [`RowResult`]. With
+    /// [`Consistency::Timeline`] and region replicas, see [`Get::consistency`].
     pub async fn get(&self, get: Get) -> Result<RowResult> {
         self.core.check_open()?;
         get.validate()?;
         let span = telemetry::operation_span(&self.name, "GET");
         let request = get.to_pb();
         let meta = self.call_meta(get.priority);
-        let cells = telemetry::traced(
-            &self.name,
-            "GET",
-            span,
-            self.retrying(
-                &get.row,
-                "Get",
-                &meta,
-                |loc| {
-                    let get = pb::GetRequest {
-                        region: loc.specifier(),
-                        get: request.clone(),
-                    };
-                    (get, Bytes::new())
-                },
-                |frame| {
-                    let response: pb::GetResponse = frame.body("GetResponse")?;
-                    response_cells(response.result.as_ref(), frame.cellblock)
-                },
-            ),
-        )
-        .await?;
-        Ok(RowResult::new(
+        let read = async {
+            match get.consistency {
+                Consistency::Strong => {
+                    self.retrying(&get.row, "Get", &meta, get_request(&request), parse_get)
+                        .await
+                }
+                Consistency::Timeline => self.timeline_get(&get.row, &meta, &request).await,
+            }
+        };
+        let (cells, stale) = telemetry::traced(&self.name, "GET", span, read).await?;
+        let mut row = RowResult::new(
             if cells.is_empty() {
                 Bytes::new()
             } else {
                 get.row
             },
             cells,
-        ))
+        );
+        row.stale = stale;
+        Ok(row)
+    }
+
+    /// A TIMELINE get: the primary's retrying read, raced after the primary call timeout by a
+    /// retrying read of each secondary replica the region's last known location lists.
+    async fn timeline_get(
+        &self,
+        row: &[u8],
+        meta: &CallMeta,
+        request: &pb::Get,
+    ) -> Result<(Vec<hbclient_proto::cell::Cell>, bool)> {
+        let core = &self.core;
+        let deadline = core.table_deadline(&self.name);
+        // Known replicas come from the cache, or from the location a failed primary call just
+        // dropped: waiting for meta (which may still name a paused primary) is what TIMELINE
+        // reads avoid. Without any, the first lookup is the primary's own.
+        let known = match core.locator.last_known(&self.name, row) {
+            Some(loc) => loc,
+            None => core.locate(&self.name, row, deadline).await?,
+        };
+        let primary = self.retrying(row, "Get", meta, get_request(request), parse_get);
+        if known.replicas.is_empty() {
+            return primary.await;
+        }
+        let secondaries = || {
+            core.metrics.replica_read();
+            known
+                .replicas
+                .iter()
+                .map(|r| {
+                    let id = r.id;
+                    let known = known.clone();
+                    let read: timeline::ReplicaRead<'_, _> = Box::pin(with_retries(
+                        core.policy(),
+                        deadline,
+                        || core.count_retry(),
+                        move |attempt, deadline| {
+                            let known = known.clone();
+                            async move {
+                                // The first attempt uses the replica the race started from; a
+                                // retry reads its location again (meta, when dropped).
+                                let primary = if attempt == 0 {
+                                    known
+                                } else {
+                                    core.locate(&self.name, row, deadline).await?
+                                };
+                                let replica = primary
+                                    .replicas
+                                    .iter()
+                                    .find(|x| x.id == id)
+                                    .map(|x| Arc::new(primary.replica(x)))
+                                    .ok_or_else(|| {
+                                        Error::connection(format!(
+                                            "region replica {id} is not assigned"
+                                        ))
+                                    })?;
+                                core.region_call(
+                                    &self.name,
+                                    &replica,
+                                    attempt,
+                                    deadline,
+                                    "Get",
+                                    meta,
+                                    get_request(request),
+                                    parse_get,
+                                )
+                                .await
+                            }
+                        },
+                    ));
+                    (id, read)
+                })
+                .collect()
+        };
+        let won = timeline::first_answer(
+            core.config.primary_call_timeout_get,
+            Box::pin(primary),
+            secondaries,
+        )
+        .await?;
+        if won.replica > 0 {
+            core.metrics.stale_read();
+        }
+        let (cells, stale) = won.value;
+        // A secondary's answer is stale whatever the server says (HBase sets the flag too).
+        Ok((cells, stale || won.replica > 0))
     }
 
     /// Whether the row (or, with columns set, any of those columns) exists; no values are sent

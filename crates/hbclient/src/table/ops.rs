@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::request::Attributes;
 use crate::table::columns::Columns;
 use crate::table::filter::Filter;
+use crate::table::timeline::Consistency;
 
 /// How a write is made durable (`Durability`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -54,6 +55,7 @@ pub struct Get {
     pub(crate) existence_only: bool,
     pub(crate) priority: Option<u32>,
     pub(crate) attributes: Attributes,
+    pub(crate) consistency: Consistency,
 }
 
 impl Get {
@@ -68,7 +70,22 @@ impl Get {
             existence_only: false,
             priority: None,
             attributes: Attributes::new(),
+            consistency: Consistency::Strong,
         }
+    }
+
+    /// How consistent the read must be (Java's `setConsistency`); `Strong` unless set. With
+    /// [`Consistency::Timeline`] on a table with region replicas, a slow primary is raced by
+    /// its secondaries and the answer may be stale ([`RowResult::is_stale`]).
+    ///
+    /// [`AsyncTable::exists`](crate::AsyncTable::exists) and
+    /// [`AsyncTable::get_many`](crate::AsyncTable::get_many) (batched in Multi calls, as
+    /// Java's batches are) always read the primary.
+    ///
+    /// [`RowResult::is_stale`]: crate::RowResult::is_stale
+    pub fn consistency(mut self, consistency: Consistency) -> Get {
+        self.consistency = consistency;
+        self
     }
 
     /// Reads the whole family (replacing columns of it selected before).
@@ -143,6 +160,7 @@ impl Get {
             max_versions: Some(self.max_versions),
             existence_only: self.existence_only.then_some(true),
             attribute: self.attributes.to_pb(),
+            consistency: self.consistency.to_pb(),
             ..Default::default()
         }
     }

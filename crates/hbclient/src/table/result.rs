@@ -8,11 +8,23 @@ use hbclient_proto::cell::Cell;
 pub struct RowResult {
     pub(crate) row: Bytes,
     pub(crate) cells: Vec<Cell>,
+    pub(crate) stale: bool,
 }
 
 impl RowResult {
     pub(crate) fn new(row: Bytes, cells: Vec<Cell>) -> RowResult {
-        RowResult { row, cells }
+        RowResult {
+            row,
+            cells,
+            stale: false,
+        }
+    }
+
+    /// True when a secondary region replica answered (a
+    /// [`Consistency::Timeline`](crate::Consistency) read whose primary was slow): the row
+    /// may miss writes the primary has acknowledged. Always false for `Strong` reads.
+    pub fn is_stale(&self) -> bool {
+        self.stale
     }
 
     /// The row key (empty when the row does not exist).

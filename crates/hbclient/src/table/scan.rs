@@ -26,6 +26,7 @@ use crate::rpc::Service;
 use crate::shared::Core;
 use crate::table::columns::Columns;
 use crate::table::filter::Filter;
+use crate::table::timeline::{self, Consistency};
 use crate::table::{AsyncTable, RowResult};
 
 /// What to scan: a row range, columns, versions, filter and batching.
@@ -47,6 +48,7 @@ pub struct Scan {
     allow_partial_results: bool,
     priority: Option<u32>,
     attributes: Attributes,
+    consistency: Consistency,
 }
 
 impl Default for Scan {
@@ -87,6 +89,7 @@ impl Scan {
             allow_partial_results: false,
             priority: None,
             attributes: Attributes::new(),
+            consistency: Consistency::Strong,
         }
     }
 
@@ -245,8 +248,20 @@ impl Scan {
             batch_size: self.batch,
             allow_partial_results: Some(self.allow_partial_results),
             attribute: self.attributes.to_pb(),
+            consistency: self.consistency.to_pb(),
             ..Default::default()
         }
+    }
+
+    /// How consistent the scan must be (Java's `setConsistency`); `Strong` unless set. With
+    /// [`Consistency::Timeline`] on a table with region replicas, each region's scanner is
+    /// opened at the primary and, when that has not answered within
+    /// [`Config::primary_call_timeout_scan`](crate::Config::primary_call_timeout_scan), at the
+    /// secondaries too; the scan stays on whichever answered first until the region is done,
+    /// and rows from a secondary are [stale](RowResult::is_stale).
+    pub fn consistency(mut self, consistency: Consistency) -> Scan {
+        self.consistency = consistency;
+        self
     }
 
     /// Whether the region `loc` is the last one this scan needs.
@@ -268,10 +283,21 @@ struct Resume {
 
 /// An open server-side scanner.
 #[derive(Debug)]
-struct Open {
+pub(crate) struct Open {
     loc: Arc<RegionLocation>,
     id: u64,
     next_seq: u64,
+}
+
+impl Open {
+    /// A scanner opened at `loc`, first batch read.
+    pub(crate) fn new(loc: Arc<RegionLocation>, id: u64) -> Open {
+        Open {
+            loc,
+            id,
+            next_seq: 0,
+        }
+    }
 }
 
 /// The scan's progress; lives inside the stream (or its in-flight fetch).
@@ -303,7 +329,7 @@ const CLOSE_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Best effort and bounded: tells the server to free a scanner now instead of at lease expiry.
 /// Runs in the background on the current runtime (none: the lease frees it).
-fn close_later(core: &Arc<Core>, meta: &CallMeta, open: Open) {
+pub(crate) fn close_later(core: &Arc<Core>, meta: &CallMeta, open: Open) {
     let Ok(handle) = tokio::runtime::Handle::try_current() else {
         return;
     };
@@ -327,6 +353,38 @@ fn close_later(core: &Arc<Core>, meta: &CallMeta, open: Open) {
         );
         let _ = tokio::time::timeout(timeout, closing).await;
     });
+}
+
+/// One Scan RPC to `loc` (opening a scanner or continuing one); a failure corrects the location
+/// cache, and "not serving" of a disabled table becomes TableNotEnabled.
+pub(crate) async fn open_or_next(
+    core: &Core,
+    table: &TableName,
+    meta: &CallMeta,
+    loc: &Arc<RegionLocation>,
+    request: &pb::ScanRequest,
+    deadline: Deadline,
+) -> Result<hbclient_proto::frame::ResponseFrame> {
+    let timeout = deadline.rpc_timeout(core.config.read_rpc_timeout())?;
+    match core
+        .pool
+        .call(
+            &loc.server,
+            Service::Client,
+            "Scan",
+            meta,
+            request,
+            &[],
+            timeout,
+        )
+        .await
+    {
+        Ok(frame) => {
+            core.locator.confirm(loc);
+            Ok(frame)
+        }
+        Err(e) => Err(core.after_region_error(table, loc, e, deadline).await),
+    }
 }
 
 /// Errors after which the scan continues with a fresh scanner from where it was.
@@ -385,7 +443,6 @@ impl ScanState {
     async fn step(&mut self, deadline: Deadline) -> Result<Vec<RowResult>> {
         let core = self.core.clone();
         let rows = self.scan.caching.unwrap_or(core.config.scanner_caching);
-        let timeout = deadline.rpc_timeout(core.config.read_rpc_timeout())?;
         let (loc, request) = match &self.open {
             Some(open) => (
                 open.loc.clone(),
@@ -422,44 +479,29 @@ impl ScanState {
                 (loc, request)
             }
         };
-        let frame = match core
-            .pool
-            .call(
-                &loc.server,
-                Service::Client,
-                "Scan",
-                &self.meta,
-                &request,
-                &[],
-                timeout,
-            )
-            .await
-        {
-            Ok(frame) => {
-                core.locator.confirm(&loc);
-                frame
-            }
-            // Fixes the cache, and turns "not serving" of a disabled table into TableNotEnabled.
-            Err(e) => {
-                return Err(core
-                    .after_region_error(&self.table, &loc, e, deadline)
-                    .await)
-            }
+        let replicated = self.open.is_none()
+            && self.scan.consistency == Consistency::Timeline
+            && !loc.replicas.is_empty();
+        let (loc, frame) = if replicated {
+            timeline::open_scanner(&core, &self.table, &self.meta, loc, request, deadline).await?
+        } else {
+            let frame =
+                open_or_next(&core, &self.table, &self.meta, &loc, &request, deadline).await?;
+            (loc, frame)
         };
         let response: pb::ScanResponse = frame.body("ScanResponse")?;
         match &mut self.open {
             Some(open) => open.next_seq += 1,
             None => {
                 if let Some(id) = response.scanner_id {
-                    self.open = Some(Open {
-                        loc: loc.clone(),
-                        id,
-                        next_seq: 0,
-                    });
+                    self.open = Some(Open::new(loc.clone(), id));
                 }
             }
         }
-        let rows = self.take_results(&response, frame.cellblock.clone())?;
+        let mut rows = self.take_results(&response, frame.cellblock.clone())?;
+        if loc.replica_id > 0 || response.stale == Some(true) {
+            rows.iter_mut().for_each(|row| row.stale = true);
+        }
         let region_done = response.more_results_in_region == Some(false);
         let server_closed = region_done || response.more_results == Some(false);
         if response.more_results == Some(false) || self.rows_left == Some(0) {

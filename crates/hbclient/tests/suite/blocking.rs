@@ -425,3 +425,45 @@ fn deadlines_end_blocking_calls_and_leave_nothing_in_flight() {
     );
     assert_eq!(conn.metrics().in_flight, 0);
 }
+
+#[test]
+fn timeline_gets_and_scans_report_staleness() {
+    let env = Env::start();
+    let Some(mini) = env.c.mini("timeline_gets_and_scans_report_staleness") else {
+        return;
+    };
+    let name = TestCluster::unique_name();
+    env.c.track(&name);
+    env.rt
+        .block_on(
+            env.c.conn.admin().create_table(
+                &TableDescriptor::new(&name, &["f"])
+                    .unwrap()
+                    .region_replication(2),
+                &[],
+            ),
+        )
+        .unwrap();
+    let primary = mini.region_of(&name, b"r").unwrap();
+    let conn = env.connect();
+    let t = conn.table(&name).unwrap();
+    t.put(Put::new("r").add("f", "q", "v")).unwrap();
+    // The primary is slow for this region only; the secondary answers after 10 ms.
+    mini.faults().add(mini_hbase::Rule::new(
+        mini_hbase::Match::method("Get").region(primary.name.clone()),
+        mini_hbase::Reaction::Delay(Duration::from_millis(500)),
+    ));
+    let got = t
+        .get(Get::new("r").consistency(hbclient::Consistency::Timeline))
+        .unwrap();
+    assert!(got.is_stale());
+    assert_eq!(got.value(b"f", b"q").map(|v| &v[..]), Some(&b"v"[..]));
+    let strong = t.get(Get::new("r")).unwrap();
+    assert!(!strong.is_stale());
+    let rows: Vec<_> = t
+        .scan(Scan::new().consistency(hbclient::Consistency::Timeline))
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    assert!(!rows[0].is_stale(), "the primary's scans are not slowed");
+}

@@ -15,6 +15,7 @@ mod errors;
 mod faults;
 mod mutations;
 mod mutator;
+mod replicas;
 mod scan;
 mod security;
 mod telemetry;
