@@ -129,4 +129,6 @@ pub(crate) struct Scanner {
     pub(crate) batch: Option<usize>,
     pub(crate) max_result_size: u64,
     pub(crate) allow_partials: bool,
+    /// `Scan.need_cursor_result`: heartbeats carry the row the scanner reached.
+    pub(crate) need_cursor: bool,
 }
