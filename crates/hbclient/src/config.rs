@@ -77,6 +77,8 @@ pub struct Config {
     pub(crate) pool_size: usize,
     pub(crate) scanner_caching: u32,
     pub(crate) scanner_max_result_size: u64,
+    /// `hbclient.scanner.prefetch.depth`: batches a scan fetches ahead of the caller.
+    pub(crate) scanner_prefetch_depth: usize,
     pub(crate) scanner_timeout: Duration,
     /// `hbase.client.meta.scanner.timeout.period`: `scanner_timeout` for scans of system tables.
     pub(crate) meta_scanner_timeout: Option<Duration>,
@@ -150,6 +152,7 @@ impl Default for Config {
             pool_size: 1,
             scanner_caching: i32::MAX as u32,
             scanner_max_result_size: 2 * 1024 * 1024,
+            scanner_prefetch_depth: 1,
             scanner_timeout: Duration::from_secs(60),
             meta_scanner_timeout: None,
             write_buffer: 2 * 1024 * 1024,
@@ -422,7 +425,9 @@ impl ConfigBuilder {
     /// [`ConfigBuilder::connection_attribute`]),
     /// `hbase.client.scanner.caching`, `hbase.client.scanner.max.result.size`,
     /// `hbase.client.scanner.timeout.period` and `hbase.client.meta.scanner.timeout.period` (see
-    /// [`Config::scanner_timeout`]), `hbase.client.write.buffer`,
+    /// [`Config::scanner_timeout`]), `hbclient.scanner.prefetch.depth` (batches a scan fetches
+    /// ahead of the caller, default 1, 0: none; see [`Scan::prefetch`](crate::Scan::prefetch)),
+    /// `hbase.client.write.buffer`,
     /// `hbase.client.write.buffer.periodicflush.timeout.ms`, `hbase.client.write.buffer.maxinflight`,
     /// `hbase.client.keyvalue.maxsize`, `hbase.client.user` (the user name sent to the server),
     /// `hbase.ipc.client.socket.timeout.read` and `.write` (see [`ConfigBuilder::socket_timeouts`]),
@@ -548,6 +553,7 @@ impl ConfigBuilder {
             "hbase.client.scanner.max.result.size" => {
                 c.scanner_max_result_size = bytes_size(key, value)?
             }
+            "hbclient.scanner.prefetch.depth" => c.scanner_prefetch_depth = number(key, value)?,
             "hbase.client.scanner.timeout.period" => c.scanner_timeout = millis(key, value)?,
             "hbase.client.meta.scanner.timeout.period" => {
                 c.meta_scanner_timeout = Some(millis(key, value)?)

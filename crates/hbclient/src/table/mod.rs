@@ -22,7 +22,9 @@ pub use check::{CheckAndMutate, CheckBuilder, RowMutations};
 pub use filter::{CompareOp, Filter, ListOp};
 pub use ops::{Append, Delete, Durability, Get, Increment, Mutation, Put};
 pub use result::RowResult;
-pub use scan::{Scan, Scanner};
+pub use scan::{
+    MergeOrder, ParallelScan, ParallelScanner, Scan, ScanItem, ScanItems, ScanMetrics, Scanner,
+};
 
 use crate::codec::result_cells;
 use crate::error::{Error, ErrorKind, Result};
