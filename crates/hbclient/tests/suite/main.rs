@@ -16,6 +16,7 @@ mod faults;
 mod mutations;
 mod mutator;
 mod scan;
+mod scan_flow;
 mod security;
 mod telemetry;
 mod tls;

@@ -75,9 +75,15 @@ fn piece(scan: &Scan, start: &Bytes, end: &Bytes) -> Scan {
     let mut piece = scan.clone();
     // The low and high ends of the scan's range, whichever way it runs.
     let (low, high) = if scan.reversed {
-        ((&scan.stop, scan.include_stop), (&scan.start, scan.include_start))
+        (
+            (&scan.stop, scan.include_stop),
+            (&scan.start, scan.include_start),
+        )
     } else {
-        ((&scan.start, scan.include_start), (&scan.stop, scan.include_stop))
+        (
+            (&scan.start, scan.include_start),
+            (&scan.stop, scan.include_stop),
+        )
     };
     let low = if !start.is_empty() && (low.0.is_empty() || start[..] > low.0[..]) {
         (start.clone(), true)
@@ -103,7 +109,11 @@ impl AsyncTable {
     /// Scans the table's regions concurrently (see [`ParallelScan`]): the regions overlapping the
     /// scan's range are looked up first, then scanned `concurrency` at a time. A limit applies to
     /// the whole scan.
-    pub async fn parallel_scan(&self, scan: Scan, options: ParallelScan) -> Result<ParallelScanner> {
+    pub async fn parallel_scan(
+        &self,
+        scan: Scan,
+        options: ParallelScan,
+    ) -> Result<ParallelScanner> {
         let core = self.core();
         let deadline = core.table_deadline(self.name());
         let (low, high, high_inclusive) = if scan.reversed {
@@ -284,12 +294,21 @@ mod tests {
     fn pieces_take_the_tighter_bounds() {
         let (b, d) = (Bytes::from_static(b"b"), Bytes::from_static(b"d"));
         let whole = Scan::new();
-        assert_eq!(bounds(&piece(&whole, &b, &d)), (&b"b"[..], true, &b"d"[..], false));
+        assert_eq!(
+            bounds(&piece(&whole, &b, &d)),
+            (&b"b"[..], true, &b"d"[..], false)
+        );
         let inner = Scan::new().start_after("c").stop_inclusive("c5");
-        assert_eq!(bounds(&piece(&inner, &b, &d)), (&b"c"[..], false, &b"c5"[..], true));
+        assert_eq!(
+            bounds(&piece(&inner, &b, &d)),
+            (&b"c"[..], false, &b"c5"[..], true)
+        );
         // The region's end equal to an inclusive stop: that row lives in the next region.
         let at_end = Scan::new().stop_inclusive("d");
-        assert_eq!(bounds(&piece(&at_end, &b, &d)), (&b"b"[..], true, &b"d"[..], false));
+        assert_eq!(
+            bounds(&piece(&at_end, &b, &d)),
+            (&b"b"[..], true, &b"d"[..], false)
+        );
         let first = piece(&Scan::new().start("a"), &Bytes::new(), &b);
         assert_eq!(bounds(&first), (&b"a"[..], true, &b"b"[..], false));
     }

@@ -500,7 +500,10 @@ mod tests {
     }
 
     fn inside(part: &Bytes, whole: &Bytes) -> bool {
-        let (start, end) = (whole.as_ptr() as usize, whole.as_ptr() as usize + whole.len());
+        let (start, end) = (
+            whole.as_ptr() as usize,
+            whole.as_ptr() as usize + whole.len(),
+        );
         let p = part.as_ptr() as usize;
         part.is_empty() || (p >= start && p + part.len() <= end)
     }
@@ -526,7 +529,10 @@ mod tests {
         assert_eq!(got2[0].len(), 2, "the partial row is stitched");
         let check = |cell: &Cell, block: &Bytes| {
             for part in [&cell.row, &cell.family, &cell.qualifier, &cell.value] {
-                assert!(inside(part, block), "{part:?} was copied out of the cellblock");
+                assert!(
+                    inside(part, block),
+                    "{part:?} was copied out of the cellblock"
+                );
             }
         };
         check(&got1[0].cells()[0], &block1);
