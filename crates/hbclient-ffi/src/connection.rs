@@ -116,6 +116,7 @@ pub unsafe extern "C" fn hb_config_new(out: *mut *mut hb_config) -> hb_status {
 /// (size), `hbase.client.ipc.pool.size` (n), `hbase.client.scanner.caching` (n),
 /// `hbase.client.scanner.max.result.size` (size), `hbase.client.scanner.timeout.period` (ms: each step of a scan, retries included, and the
 /// scanner lease) and `hbase.client.meta.scanner.timeout.period` (ms: the same for system tables),
+/// `hbclient.scanner.prefetch.depth` (batches a scan fetches ahead of the reader, default 1),
 /// `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
 /// 0: no timer), `hbase.client.write.buffer.maxinflight` (size), `hbase.client.keyvalue.maxsize`
 /// (size; 0 or negative: no limit), `hbase.client.user` (text: the user name sent),

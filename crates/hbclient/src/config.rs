@@ -998,6 +998,28 @@ mod tests {
     }
 
     #[test]
+    fn scan_defaults_are_java_s_and_prefetch_is_set_by_key() {
+        // HConstants 2.6: DEFAULT_HBASE_CLIENT_SCANNER_CACHING = Integer.MAX_VALUE,
+        // DEFAULT_HBASE_CLIENT_SCANNER_MAX_RESULT_SIZE = 2 MiB.
+        let c = Config::builder().build();
+        assert_eq!(c.scanner_caching, i32::MAX as u32);
+        assert_eq!(c.scanner_max_result_size, 2 << 20);
+        assert_eq!(c.scanner_prefetch_depth, 1);
+        let c = Config::builder()
+            .set("hbclient.scanner.prefetch.depth", "0")
+            .unwrap()
+            .build();
+        assert_eq!(c.scanner_prefetch_depth, 0);
+        let e = Config::builder()
+            .set("hbclient.scanner.prefetch.depth", "-1")
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("hbclient.scanner.prefetch.depth"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn byte_sizes_take_hadoop_units() {
         let c = Config::builder()
             .set_all([

@@ -59,5 +59,6 @@ pub use slow_log::{SlowLogEntry, SlowLogKind};
 pub use table::{
     Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Delete,
     Durability, Filter, Get, Increment, ListOp, MergeOrder, Mutation, ParallelScan,
-    ParallelScanner, Put, RowMutations, RowResult, Scan, ScanItem, ScanItems, ScanMetrics, Scanner,
+    ParallelScanner, Put, RowMutations, RowResult, Scan, ScanItem, ScanItems, ScanMetrics,
+    ScanMetricsReader, Scanner,
 };

@@ -43,6 +43,7 @@ static const char *const KEYS[][2] = {
     {"hbase.client.scanner.max.result.size", "2MB"},
     {"hbase.client.scanner.timeout.period", "60000"},
     {"hbase.client.meta.scanner.timeout.period", "30000"},
+    {"hbclient.scanner.prefetch.depth", "2"},
     {"hbase.client.write.buffer", "2MB"},
     {"hbase.client.write.buffer.periodicflush.timeout.ms", "1000"},
     {"hbase.client.write.buffer.maxinflight", "16mb"},

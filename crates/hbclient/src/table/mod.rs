@@ -23,7 +23,8 @@ pub use filter::{CompareOp, Filter, ListOp};
 pub use ops::{Append, Delete, Durability, Get, Increment, Mutation, Put};
 pub use result::RowResult;
 pub use scan::{
-    MergeOrder, ParallelScan, ParallelScanner, Scan, ScanItem, ScanItems, ScanMetrics, Scanner,
+    MergeOrder, ParallelScan, ParallelScanner, Scan, ScanItem, ScanItems, ScanMetrics,
+    ScanMetricsReader, Scanner,
 };
 
 use crate::codec::result_cells;

@@ -76,6 +76,18 @@ impl ScanMetrics {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SharedMetrics(Arc<Mutex<ScanMetrics>>);
 
+/// Reads a scan's metrics from anywhere ([`Scanner::metrics_reader`](crate::Scanner::metrics_reader)):
+/// for code that hands the scanner itself to another task or thread (the C library does).
+#[derive(Debug, Clone)]
+pub struct ScanMetricsReader(pub(crate) SharedMetrics);
+
+impl ScanMetricsReader {
+    /// The scan's metrics now.
+    pub fn read(&self) -> ScanMetrics {
+        self.0.snapshot()
+    }
+}
+
 impl SharedMetrics {
     /// Changes the counters; the lock is held for a few additions only.
     pub(crate) fn update(&self, change: impl FnOnce(&mut ScanMetrics)) {

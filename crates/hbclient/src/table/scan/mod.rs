@@ -22,7 +22,7 @@ use crate::table::columns::Columns;
 use crate::table::filter::Filter;
 use crate::table::AsyncTable;
 
-pub use metrics::ScanMetrics;
+pub use metrics::{ScanMetrics, ScanMetricsReader};
 pub use parallel::{MergeOrder, ParallelScan, ParallelScanner};
 pub use scanner::{ScanItem, ScanItems, Scanner};
 use state::ScanState;

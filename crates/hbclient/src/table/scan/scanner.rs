@@ -11,7 +11,7 @@ use bytes::Bytes;
 use futures::Stream;
 use tokio::sync::mpsc;
 
-use super::metrics::{ScanMetrics, SharedMetrics};
+use super::metrics::{ScanMetrics, ScanMetricsReader, SharedMetrics};
 use super::state::{fetch_ahead, Fetched, ScanState};
 use crate::error::Result;
 use crate::table::RowResult;
@@ -93,6 +93,11 @@ impl Scanner {
     /// [`Scan::scan_metrics`](crate::Scan::scan_metrics), the servers'.
     pub fn metrics(&self) -> ScanMetrics {
         self.metrics.snapshot()
+    }
+
+    /// A handle that reads this scan's metrics after the scanner was moved elsewhere.
+    pub fn metrics_reader(&self) -> ScanMetricsReader {
+        ScanMetricsReader(self.metrics.clone())
     }
 
     /// Rows and cursor results, as a stream of [`ScanItem`]s.
