@@ -158,7 +158,7 @@ async fn a_long_filtered_scan_reports_cursors_in_heartbeats() {
         }
     }
     let took = started.elapsed();
-    assert_eq!(keys(&rows), [last.clone()]);
+    assert_eq!(keys(&rows), std::slice::from_ref(&last));
     let m = items.metrics();
     assert!(
         !cursors.is_empty(),
@@ -173,7 +173,7 @@ async fn a_long_filtered_scan_reports_cursors_in_heartbeats() {
     // The plain row stream skips cursors; without asking there are none.
     let plain = t.scan(Scan::new().filter(only_last()).need_cursor_result(true));
     let got: Vec<_> = plain.map(|r| r.unwrap()).collect().await;
-    assert_eq!(keys(&got), [last.clone()]);
+    assert_eq!(keys(&got), std::slice::from_ref(&last));
     let mut items = t.scan(Scan::new().filter(only_last())).items();
     let mut n = 0;
     while let Some(item) = items.next().await {
@@ -238,7 +238,10 @@ fn blocking_scanners_expose_metrics() {
     let conn = hbclient::blocking::Connection::connect(c.config.clone()).unwrap();
     let t = conn.table(&name).unwrap();
     let mut scanner = t.scan(Scan::new().scan_metrics(true));
-    let rows = scanner.by_ref().map(|r| r.unwrap()).count();
+    let rows = scanner
+        .by_ref()
+        .inspect(|r| assert!(r.is_ok(), "{r:?}"))
+        .count();
     assert_eq!(rows, 100);
     let m = scanner.metrics();
     assert_eq!((m.rows, m.regions_scanned), (100, 5));
