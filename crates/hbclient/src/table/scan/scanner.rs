@@ -45,7 +45,9 @@ enum Fetcher {
 /// The next batch is fetched while the caller works through the current one (prefetch; see
 /// [`Scan::prefetch`](crate::Scan::prefetch)); at most that many batches wait beyond the one being
 /// read. A caller that pauses keeps its server-side scanner: its lease is renewed meanwhile.
-/// Cursor results are skipped here; [`Scanner::items`] yields them.
+/// The fetch runs in its own task, so it overlaps the caller's work on a multi-threaded runtime
+/// (and under [`blocking`](crate::blocking)); on a current-thread runtime it progresses only
+/// while the caller awaits. Cursor results are skipped here; [`Scanner::items`] yields them.
 pub struct Scanner {
     fetcher: Fetcher,
     /// Batches asked for and not received yet.
