@@ -10,43 +10,55 @@ use hbclient::{CompareOp, Filter, MergeOrder, ParallelScan, Put, Scan, ScanItem,
 use crate::scan::{key, range, seeded, SPLITS};
 use crate::support::{keys, TestCluster};
 
-/// Scan RPCs the client made (opens and nexts), settled: the fetching task gets time to send
-/// whatever it would send.
-async fn settled_rpcs(scanner: &hbclient::Scanner) -> u64 {
+/// Scan RPCs the client made (opens and nexts) once `expected` were answered (or 10 s passed)
+/// and a while more: time for the fetching task to send whatever else it would send.
+async fn settled_rpcs(scanner: &hbclient::Scanner, expected: u64) -> u64 {
+    let waiting = Instant::now();
+    while scanner.metrics().rpc_calls < expected && waiting.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     tokio::time::sleep(Duration::from_millis(300)).await;
     scanner.metrics().rpc_calls
+}
+
+/// Counts the Scan calls mini-hbase receives (`None` on a real cluster): a rule that lets each
+/// one through unchanged.
+fn count_server_scans(c: &TestCluster) -> Option<impl Fn() -> u64 + '_> {
+    use mini_hbase::{Match, Reaction, Rule};
+    let mini = c.mini.as_ref()?;
+    let rule = mini.faults().add(Rule::new(
+        Match::method("Scan"),
+        Reaction::Delay(Duration::ZERO),
+    ));
+    Some(move || mini.faults().fired(rule))
 }
 
 #[tokio::test]
 async fn prefetch_stays_within_its_depth_while_the_caller_does_not_pull() {
     let c = TestCluster::start().await;
     let t = seeded(&c, SPLITS).await;
+    let server_scans = count_server_scans(&c);
     // The first region holds r00..r09: 5 rows per answer, so 2 answers before the region ends.
-    for depth in [0usize, 1, 3] {
-        let mut scanner = t.scan(Scan::new().caching(5).prefetch(depth));
-        assert_eq!(
-            scanner.metrics().rpc_calls,
-            0,
-            "nothing is sent before the first poll"
-        );
+    for depth in [0u64, 1, 3] {
+        let mut scanner = t.scan(Scan::new().caching(5).prefetch(depth as usize));
+        let before = server_scans.as_ref().map(|count| count());
+        let sent = scanner.metrics().rpc_calls;
+        assert_eq!(sent, 0, "nothing is sent before the first poll");
         let first = scanner.next().await.unwrap().unwrap();
         assert_eq!(&first.row()[..], b"r00");
         // The caller holds one answer; at most `depth` more are fetched however long it waits.
-        assert_eq!(
-            settled_rpcs(&scanner).await,
-            1 + depth as u64,
-            "depth {depth}"
-        );
+        let sent = settled_rpcs(&scanner, 1 + depth).await;
+        assert_eq!(sent, 1 + depth, "depth {depth}");
+        if let (Some(before), Some(count)) = (before, server_scans.as_ref()) {
+            assert_eq!(count() - before, 1 + depth, "Scan calls mini-hbase saw");
+        }
         // Reading the rest of the first answer and one row of the next asks for one more.
         for i in 1..6 {
             let row = scanner.next().await.unwrap().unwrap();
             assert_eq!(&row.row()[..], key(i).as_bytes());
         }
-        assert_eq!(
-            settled_rpcs(&scanner).await,
-            2 + depth as u64,
-            "depth {depth}"
-        );
+        let sent = settled_rpcs(&scanner, 2 + depth).await;
+        assert_eq!(sent, 2 + depth, "depth {depth}");
         let rest: Vec<_> = scanner.map(|r| r.unwrap()).collect().await;
         assert_eq!(keys(&rest), range(6, 100));
     }
@@ -66,9 +78,9 @@ async fn prefetched_bytes_stay_under_the_max_result_size_times_the_depth() {
     let max = 4 * 1024;
     let mut scanner = t.scan(Scan::new().max_result_size(max).prefetch(2));
     scanner.next().await.unwrap().unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let sent = settled_rpcs(&scanner, 3).await;
+    assert_eq!(sent, 3, "the answer held and two ahead");
     let m = scanner.metrics();
-    assert_eq!(m.rpc_calls, 3, "the answer held and two ahead");
     // The server stops after the cell that reaches the size: one cell over at most.
     let bound = 3 * (max + 1100);
     assert!(
