@@ -500,3 +500,43 @@ fn scan_metrics(batch: &Batch) -> pb::ScanMetrics {
         ],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(heartbeats: bool, partials: bool) -> pb::ScanRequest {
+        pb::ScanRequest {
+            client_handles_heartbeats: Some(heartbeats),
+            client_handles_partials: Some(partials),
+            ..Default::default()
+        }
+    }
+
+    /// Within `expected` of now, give or take the time the test itself takes.
+    fn about(limit: Option<Instant>, expected: Duration) -> bool {
+        let Some(limit) = limit else { return false };
+        let left = limit.saturating_duration_since(Instant::now());
+        left <= expected && left + Duration::from_millis(50) >= expected
+    }
+
+    #[test]
+    fn heartbeats_come_at_half_the_tighter_timeout_for_clients_that_handle_them() {
+        let lease = Duration::from_secs(60);
+        let both = request(true, true);
+        assert!(about(time_limit(&both, lease, None), lease / 2));
+        let call = Some(Duration::from_millis(400));
+        assert!(about(
+            time_limit(&both, lease, call),
+            Duration::from_millis(200)
+        ));
+        let tiny = Some(Duration::from_millis(4));
+        assert!(about(
+            time_limit(&both, lease, tiny),
+            MINIMUM_SCAN_TIME_LIMIT
+        ));
+        // Heartbeats can cut rows, so HBase needs a client that handles partials too.
+        assert!(time_limit(&request(true, false), lease, call).is_none());
+        assert!(time_limit(&request(false, true), lease, call).is_none());
+    }
+}
