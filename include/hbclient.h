@@ -909,6 +909,7 @@ hb_status hb_config_new(struct hb_config **out);
  * `hbase.client.primaryCallTimeout.get` and `hbase.client.replicaCallTimeout.scan`
  * (microseconds: how long a TIMELINE get or scan open waits for the primary replica before
  * asking the secondaries too; see `hb_get_set_consistency`),
+ * `hbclient.scanner.prefetch.depth` (batches a scan fetches ahead of the reader, default 1),
  * `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
  * 0: no timer), `hbase.client.write.buffer.maxinflight` (size),
  * `hbase.client.write.buffer.maxmutations` (n: a buffered mutator also flushes at this many
@@ -1707,6 +1708,30 @@ hb_status hb_scan_set_max_result_size(struct hb_scan *scan, uint64_t bytes);
  * Applies a copy of `filter` on the servers (replacing an earlier one).
  */
 hb_status hb_scan_set_filter(struct hb_scan *scan, const struct hb_filter *filter);
+
+/**
+ * Asks the servers for their scan metrics (`track_scan_metrics`), read with
+ * `hb_scanner_metric` as `server.<NAME>`; the client's counters are kept either way.
+ */
+hb_status hb_scan_set_scan_metrics(struct hb_scan *scan, bool enabled);
+
+/**
+ * How many batches the scanner fetches ahead of the rows being read (default
+ * `hbclient.scanner.prefetch.depth`, 1; 0: fetch only when the rows run out). Memory is bounded
+ * by `depth + 1` batches of at most the max result size each.
+ */
+hb_status hb_scan_set_prefetch(struct hb_scan *scan, uint32_t depth);
+
+/**
+ * One metric of a scanner, by name (NUL-terminated), read now: the client's `rpc_calls`,
+ * `bytes_in_results`, `regions_scanned`, `rpc_retries`, `heartbeats`, `rows` (rows fetched
+ * for the caller), `wait_time_us` (time spent waiting for rows not fetched yet), and the
+ * servers' counters as `server.<NAME>` (e.g. `server.ROWS_SCANNED`, `server.ROWS_FILTERED`;
+ * only with `hb_scan_set_scan_metrics`, summed over the scan). By name so that new counters
+ * never change the ABI. `HB_ERR_NOT_FOUND` for a name this version does not know or a server
+ * counter no server sent; `value` must not be NULL. Thread-safe.
+ */
+hb_status hb_scanner_metric(const struct hb_scanner *scanner, const char *name, uint64_t *value);
 
 /**
  * Writes one row (blocking until the server applied it).

@@ -119,6 +119,7 @@ pub unsafe extern "C" fn hb_config_new(out: *mut *mut hb_config) -> hb_status {
 /// `hbase.client.primaryCallTimeout.get` and `hbase.client.replicaCallTimeout.scan`
 /// (microseconds: how long a TIMELINE get or scan open waits for the primary replica before
 /// asking the secondaries too; see `hb_get_set_consistency`),
+/// `hbclient.scanner.prefetch.depth` (batches a scan fetches ahead of the reader, default 1),
 /// `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
 /// 0: no timer), `hbase.client.write.buffer.maxinflight` (size),
 /// `hbase.client.write.buffer.maxmutations` (n: a buffered mutator also flushes at this many

@@ -1,13 +1,13 @@
 //! Scans: `hb_scan` describes the rows wanted, `hb_scanner` reads them one row at a time.
 
 use std::collections::VecDeque;
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
 use bytes::Bytes;
 use futures::{FutureExt, StreamExt};
 
-use crate::argconv::{arg_bytes, arg_family, arg_mut, arg_out, arg_ref, into_raw, take};
+use crate::argconv::{arg_bytes, arg_family, arg_mut, arg_out, arg_ref, arg_str, into_raw, take};
 use crate::batch::hb_batch_result;
 use crate::connection::hb_table;
 use crate::error::{hb_error, hb_status};
@@ -32,6 +32,8 @@ pub struct hb_scan {
 pub struct hb_scanner {
     requests: tokio::sync::mpsc::UnboundedSender<Request>,
     rt: Arc<ConnRuntime>,
+    /// The scan's metrics, read while the driving task owns the scanner.
+    metrics: hbcore::ScanMetricsReader,
 }
 
 type Rows = Vec<hbcore::RowResult>;
@@ -276,6 +278,7 @@ pub unsafe extern "C" fn hb_table_scanner(
             .expect("a scan builder always holds its scan");
         let (requests, receiver) = tokio::sync::mpsc::unbounded_channel();
         let scanner = table.table.scan(scan);
+        let metrics = scanner.metrics_reader();
         if table.rt.spawn(drive(scanner, receiver)).is_none() {
             return Err(hb_error::new(
                 hb_status::HB_ERR_CLOSED,
@@ -285,6 +288,7 @@ pub unsafe extern "C" fn hb_table_scanner(
         out.write(into_raw(hb_scanner {
             requests,
             rt: table.rt.clone(),
+            metrics,
         }));
         Ok(())
     })
@@ -490,6 +494,80 @@ pub unsafe extern "C" fn hb_scan_set_filter(
         let (scan, filter) = unsafe { (arg_mut(scan, "scan")?, arg_ref(filter, "filter")?) };
         let filter = filter.filter.clone();
         update(scan, |s| s.filter(filter));
+        Ok(())
+    })
+}
+
+/// Asks the servers for their scan metrics (`track_scan_metrics`), read with
+/// `hb_scanner_metric` as `server.<NAME>`; the client's counters are kept either way.
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_set_scan_metrics(scan: *mut hb_scan, enabled: bool) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `scan` is NULL or live.
+        let scan = unsafe { arg_mut(scan, "scan") }?;
+        update(scan, |s| s.scan_metrics(enabled));
+        Ok(())
+    })
+}
+
+/// How many batches the scanner fetches ahead of the rows being read (default
+/// `hbclient.scanner.prefetch.depth`, 1; 0: fetch only when the rows run out). Memory is bounded
+/// by `depth + 1` batches of at most the max result size each.
+#[no_mangle]
+pub unsafe extern "C" fn hb_scan_set_prefetch(scan: *mut hb_scan, depth: u32) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: `scan` is NULL or live.
+        let scan = unsafe { arg_mut(scan, "scan") }?;
+        update(scan, |s| s.prefetch(depth as usize));
+        Ok(())
+    })
+}
+
+/// One metric of a scanner, by name (NUL-terminated), read now: the client's `rpc_calls`,
+/// `bytes_in_results`, `regions_scanned`, `rpc_retries`, `heartbeats`, `rows` (rows fetched
+/// for the caller), `wait_time_us` (time spent waiting for rows not fetched yet), and the
+/// servers' counters as `server.<NAME>` (e.g. `server.ROWS_SCANNED`, `server.ROWS_FILTERED`;
+/// only with `hb_scan_set_scan_metrics`, summed over the scan). By name so that new counters
+/// never change the ABI. `HB_ERR_NOT_FOUND` for a name this version does not know or a server
+/// counter no server sent; `value` must not be NULL. Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn hb_scanner_metric(
+    scanner: *const hb_scanner,
+    name: *const c_char,
+    value: *mut u64,
+) -> hb_status {
+    ffi_status!(std::ptr::null_mut(), {
+        // SAFETY: arguments are NULL or valid.
+        let (scanner, name, out) = unsafe {
+            (
+                arg_ref(scanner, "scanner")?,
+                arg_str(name, "name")?,
+                arg_out(value, "value")?,
+            )
+        };
+        let m = scanner.metrics.read();
+        let v = match name {
+            "rpc_calls" => m.rpc_calls,
+            "bytes_in_results" => m.bytes_in_results,
+            "regions_scanned" => m.regions_scanned,
+            "rpc_retries" => m.rpc_retries,
+            "heartbeats" => m.heartbeats,
+            "rows" => m.rows,
+            "wait_time_us" => u64::try_from(m.wait_time.as_micros()).unwrap_or(u64::MAX),
+            other => match other
+                .strip_prefix("server.")
+                .and_then(|server| m.server.get(server))
+            {
+                Some(&v) => u64::try_from(v).unwrap_or(0),
+                None => {
+                    return Err(hb_error::new(
+                        hb_status::HB_ERR_NOT_FOUND,
+                        format!("no scan metric named {other:?}"),
+                    ))
+                }
+            },
+        };
+        out.write(v);
         Ok(())
     })
 }

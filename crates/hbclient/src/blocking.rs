@@ -373,6 +373,16 @@ impl std::fmt::Debug for Scanner {
     }
 }
 
+impl Scanner {
+    /// The scan's metrics so far (see [`crate::Scanner::metrics`]); all zero once dropped.
+    pub fn metrics(&self) -> crate::ScanMetrics {
+        self.inner
+            .as_ref()
+            .map(crate::Scanner::metrics)
+            .unwrap_or_default()
+    }
+}
+
 impl Iterator for Scanner {
     type Item = Result<RowResult>;
 

@@ -77,6 +77,8 @@ pub struct Config {
     pub(crate) pool_size: usize,
     pub(crate) scanner_caching: u32,
     pub(crate) scanner_max_result_size: u64,
+    /// `hbclient.scanner.prefetch.depth`: batches a scan fetches ahead of the caller.
+    pub(crate) scanner_prefetch_depth: usize,
     pub(crate) scanner_timeout: Duration,
     /// `hbase.client.meta.scanner.timeout.period`: `scanner_timeout` for scans of system tables.
     pub(crate) meta_scanner_timeout: Option<Duration>,
@@ -165,6 +167,7 @@ impl Default for Config {
             pool_size: 1,
             scanner_caching: i32::MAX as u32,
             scanner_max_result_size: 2 * 1024 * 1024,
+            scanner_prefetch_depth: 1,
             scanner_timeout: Duration::from_secs(60),
             meta_scanner_timeout: None,
             // ConnectionConfiguration's defaults: 10 ms for gets, 1 s for scans.
@@ -502,7 +505,9 @@ impl ConfigBuilder {
     /// `hbase.client.scanner.timeout.period` and `hbase.client.meta.scanner.timeout.period` (see
     /// [`Config::scanner_timeout`]), `hbase.client.primaryCallTimeout.get` and
     /// `hbase.client.replicaCallTimeout.scan` (microseconds; TIMELINE reads, see
-    /// [`Config::primary_call_timeout_get`]), `hbase.client.write.buffer`,
+    /// [`Config::primary_call_timeout_get`]), `hbclient.scanner.prefetch.depth` (batches a scan
+    /// fetches ahead of the caller, default 1, 0: none; see [`Scan::prefetch`](crate::Scan::prefetch)),
+    /// `hbase.client.write.buffer`,
     /// `hbase.client.write.buffer.periodicflush.timeout.ms`, `hbase.client.write.buffer.maxinflight`,
     /// `hbase.client.write.buffer.maxmutations` (see [`Config::write_buffer_max_mutations`]),
     /// `hbase.client.max.perrequest.rows`, `hbase.client.max.perrequest.heapsize` and
@@ -632,6 +637,7 @@ impl ConfigBuilder {
             "hbase.client.scanner.max.result.size" => {
                 c.scanner_max_result_size = bytes_size(key, value)?
             }
+            "hbclient.scanner.prefetch.depth" => c.scanner_prefetch_depth = number(key, value)?,
             "hbase.client.scanner.timeout.period" => c.scanner_timeout = millis(key, value)?,
             "hbase.client.meta.scanner.timeout.period" => {
                 c.meta_scanner_timeout = Some(millis(key, value)?)
@@ -1161,6 +1167,28 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn scan_defaults_are_java_s_and_prefetch_is_set_by_key() {
+        // HConstants 2.6: DEFAULT_HBASE_CLIENT_SCANNER_CACHING = Integer.MAX_VALUE,
+        // DEFAULT_HBASE_CLIENT_SCANNER_MAX_RESULT_SIZE = 2 MiB.
+        let c = Config::builder().build();
+        assert_eq!(c.scanner_caching, i32::MAX as u32);
+        assert_eq!(c.scanner_max_result_size, 2 << 20);
+        assert_eq!(c.scanner_prefetch_depth, 1);
+        let c = Config::builder()
+            .set("hbclient.scanner.prefetch.depth", "0")
+            .unwrap()
+            .build();
+        assert_eq!(c.scanner_prefetch_depth, 0);
+        let e = Config::builder()
+            .set("hbclient.scanner.prefetch.depth", "-1")
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("hbclient.scanner.prefetch.depth"),
+            "{e}"
+        );
     }
 
     #[test]

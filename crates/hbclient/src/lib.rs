@@ -58,6 +58,7 @@ pub use request::{priority, Attributes};
 pub use slow_log::{SlowLogEntry, SlowLogKind};
 pub use table::{
     Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Consistency,
-    Delete, Durability, Filter, Get, Increment, ListOp, Mutation, Put, RowMutations, RowResult,
-    Scan, Scanner,
+    Delete, Durability, Filter, Get, Increment, ListOp, MergeOrder, Mutation, ParallelScan,
+    ParallelScanner, Put, RowMutations, RowResult, Scan, ScanItem, ScanItems, ScanMetrics,
+    ScanMetricsReader, Scanner,
 };

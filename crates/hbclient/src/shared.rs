@@ -342,9 +342,19 @@ mod tests {
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let needle = concat!("crate::", "client");
         let mut files = vec![src.join("shared.rs")];
-        for entry in std::fs::read_dir(src.join("table")).unwrap() {
-            files.push(entry.unwrap().path());
+        // Every file under table/, its module directories (table/scan/) included.
+        let mut dirs = vec![src.join("table")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    files.push(path);
+                }
+            }
         }
+        assert!(files.iter().any(|f| f.ends_with("table/scan/state.rs")));
         for file in files {
             let text = std::fs::read_to_string(&file).unwrap();
             assert!(

@@ -43,7 +43,12 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
         "Scan" => {
             let scan_request = param(request, "ScanRequest")?;
             conn.record_request(method, request, request_log::scan_attributes(&scan_request));
-            crate::scanner::scan(conn, scan_request).await
+            let timeout = request
+                .header
+                .timeout
+                .filter(|&ms| ms > 0)
+                .map(|ms| std::time::Duration::from_millis(u64::from(ms)));
+            crate::scanner::scan(conn, scan_request, timeout).await
         }
         _ => Err(RemoteException::unsupported_method(
             hbclient_proto::services::CLIENT_SERVICE,

@@ -131,4 +131,6 @@ pub(crate) struct Scanner {
     pub(crate) allow_partials: bool,
     /// Opened on a secondary replica: every answer is marked stale.
     pub(crate) stale: bool,
+    /// `Scan.need_cursor_result`: heartbeats carry the row the scanner reached.
+    pub(crate) need_cursor: bool,
 }

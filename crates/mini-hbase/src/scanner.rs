@@ -1,5 +1,6 @@
 //! Server-side scanners: open, next (with `next_call_seq` checking), close, lease renewal and
-//! expiry, row limits, size limits with partial rows, and batching of wide rows.
+//! expiry, row limits, size limits with partial rows, batching of wide rows, and heartbeats
+//! (with cursors) when a call runs out of time.
 
 use std::ops::Bound;
 use std::time::{Duration, Instant};
@@ -18,10 +19,37 @@ use crate::state::now_ms;
 /// Default `max_result_size` when the client sends none (`hbase.server.scanner.max.result.size`).
 const SERVER_MAX_RESULT_SIZE: u64 = 100 * 1024 * 1024;
 
-/// Serves a `Scan` call.
-pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
+/// `hbase.region.server.rpc.minimum.scan.time.limit.delta` (HBase's default): a call that may
+/// answer with a heartbeat still scans at least this long.
+const MINIMUM_SCAN_TIME_LIMIT: Duration = Duration::from_millis(10);
+
+/// When a call must stop scanning and answer with what it has (a heartbeat), as HBase 2.6's
+/// `RSRpcServices.getTimeLimit`: half of the lease or of the call's timeout (`RequestHeader.
+/// timeout`), whichever is shorter, but no less than the minimum; only for clients that handle
+/// both heartbeats and partial rows.
+fn time_limit(
+    request: &pb::ScanRequest,
+    lease: Duration,
+    timeout: Option<Duration>,
+) -> Option<Instant> {
+    let heartbeats = request.client_handles_heartbeats.unwrap_or(false)
+        && request.client_handles_partials.unwrap_or(false);
+    if !heartbeats {
+        return None;
+    }
+    let tightest = timeout.map_or(lease, |t| t.min(lease));
+    Some(Instant::now() + (tightest / 2).max(MINIMUM_SCAN_TIME_LIMIT))
+}
+
+/// Serves a `Scan` call; `timeout` is the caller's from the request header.
+pub(crate) async fn scan(
+    conn: &Conn,
+    request: pb::ScanRequest,
+    timeout: Option<Duration>,
+) -> CallResult {
     let scanners = &conn.shared.slot(conn.server).scanners;
     let lease = conn.shared.config.scanner_lease;
+    let time_limit = time_limit(&request, lease, timeout);
     let (id, scanner) = match request.scanner_id {
         Some(id) => {
             let Some(scanner) = scanners.get(id) else {
@@ -78,7 +106,10 @@ pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
     let rows = request
         .number_of_rows
         .unwrap_or(if closing { 0 } else { 1 }) as usize;
-    let batch = next_batch(conn, &mut state, rows)?;
+    let batch = next_batch(conn, &mut state, rows, time_limit)?;
+    let cursor = (batch.heartbeat && state.need_cursor)
+        .then(|| state.position.clone())
+        .flatten();
     let done =
         !batch.more_in_region || !batch.more_results || request.close_scanner.unwrap_or(false);
     drop(state);
@@ -87,7 +118,14 @@ pub(crate) async fn scan(conn: &Conn, request: pb::ScanRequest) -> CallResult {
     }
     let opened = request.scanner_id.is_none();
     let metrics = request.track_scan_metrics.unwrap_or(false);
-    Ok(respond(conn, id, batch, opened.then_some(lease), metrics))
+    Ok(respond(
+        conn,
+        id,
+        batch,
+        cursor,
+        opened.then_some(lease),
+        metrics,
+    ))
 }
 
 fn unknown_scanner(id: u64) -> RemoteException {
@@ -191,6 +229,7 @@ async fn open(
         allow_partials: request.client_handles_partials.unwrap_or(false)
             || scan.allow_partial_results.unwrap_or(false),
         stale,
+        need_cursor: scan.need_cursor_result.unwrap_or(false),
     })
 }
 
@@ -204,10 +243,30 @@ struct Batch {
     more_results: bool,
     /// Served by a secondary replica.
     stale: bool,
+    /// The call ran out of time with rows left to scan (`heartbeat_message`).
+    heartbeat: bool,
 }
 
-/// Collects up to `rows` results within the size limit.
-fn next_batch(conn: &Conn, s: &mut Scanner, rows: usize) -> Result<Batch, RemoteException> {
+/// What the scanner found next.
+enum Next {
+    Row(Bytes, Vec<Cell>),
+    /// No more rows in the region (or the filter is done).
+    End,
+    /// The time limit passed while rows were being filtered out.
+    OutOfTime,
+}
+
+fn out_of_time(limit: Option<Instant>) -> bool {
+    limit.is_some_and(|l| Instant::now() >= l)
+}
+
+/// Collects up to `rows` results within the size limit, stopping early at `time_limit`.
+fn next_batch(
+    conn: &Conn,
+    s: &mut Scanner,
+    rows: usize,
+    time_limit: Option<Instant>,
+) -> Result<Batch, RemoteException> {
     let mut batch = Batch {
         results: Vec::new(),
         rows_scanned: 0,
@@ -215,9 +274,15 @@ fn next_batch(conn: &Conn, s: &mut Scanner, rows: usize) -> Result<Batch, Remote
         more_in_region: true,
         more_results: true,
         stale: s.stale,
+        heartbeat: false,
     };
     let mut size = 0u64;
     while batch.results.len() < rows && size < s.max_result_size {
+        if !batch.results.is_empty() && out_of_time(time_limit) {
+            // HBase checks its time limit between rows: whatever was gathered goes back now.
+            batch.heartbeat = true;
+            break;
+        }
         if s.rows_left == Some(0) {
             break;
         }
@@ -227,10 +292,14 @@ fn next_batch(conn: &Conn, s: &mut Scanner, rows: usize) -> Result<Batch, Remote
         }
         let (row, cells) = match s.pending.take() {
             Some(pending) => pending,
-            None => match next_row(s, &conn.shared, &mut batch)? {
-                Some(found) => found,
-                None => {
+            None => match next_row(s, &conn.shared, &mut batch, time_limit)? {
+                Next::Row(row, cells) => (row, cells),
+                Next::End => {
                     batch.more_in_region = false;
+                    break;
+                }
+                Next::OutOfTime => {
+                    batch.heartbeat = true;
                     break;
                 }
             },
@@ -281,12 +350,14 @@ fn cut(mut cells: Vec<Cell>, s: &Scanner, budget: u64) -> (Vec<Cell>, Vec<Cell>)
     (cells, rest)
 }
 
-/// The next row with visible cells that passes the filter, advancing the position.
+/// The next row with visible cells that passes the filter, advancing the position; checks the
+/// time limit after each row it drops, as HBase does for filtered rows.
 fn next_row(
     s: &mut Scanner,
     shared: &crate::state::Shared,
     counts: &mut Batch,
-) -> Result<Option<(Bytes, Vec<Cell>)>, RemoteException> {
+    time_limit: Option<Instant>,
+) -> Result<Next, RemoteException> {
     loop {
         let found = match &s.source {
             Source::Meta => next_meta_row(s, shared),
@@ -305,7 +376,7 @@ fn next_row(
             }
         };
         let Some((key, cells)) = found else {
-            return Ok(None);
+            return Ok(Next::End);
         };
         s.position = Some(key.clone());
         counts.rows_scanned += 1;
@@ -321,7 +392,10 @@ fn next_row(
                 _ => {
                     counts.rows_filtered += 1;
                     if filter.filter_all_remaining() {
-                        return Ok(None);
+                        return Ok(Next::End);
+                    }
+                    if out_of_time(time_limit) {
+                        return Ok(Next::OutOfTime);
                     }
                     continue;
                 }
@@ -329,7 +403,14 @@ fn next_row(
             None if cells.is_empty() => continue,
             None => cells,
         };
-        return Ok(Some((key, cells)));
+        if let Some(filter) = &s.filter {
+            // HBase reads the families the filter does not need after the row passed, and that
+            // read counts the row as scanned again (RegionScannerImpl.populateFromJoinedHeap).
+            if cells.iter().any(|c| !filter.is_family_essential(&c.family)) {
+                counts.rows_scanned += 1;
+            }
+        }
+        return Ok(Next::Row(key, cells));
     }
 }
 
@@ -362,8 +443,16 @@ fn next_meta_row(s: &Scanner, shared: &crate::state::Shared) -> Option<(Bytes, V
 /// Builds the response: cells in the cellblock (`cells_per_result` + partial flags) when the
 /// connection has a codec, inline `results` otherwise.
 /// `lease` is set on the answer that opens the scanner: only that one carries `ttl` and
-/// `mvcc_read_point` (observed on 2.6.4, as is `stale` on every answer and no heartbeat flag).
-fn respond(conn: &Conn, id: u64, batch: Batch, lease: Option<Duration>, metrics: bool) -> Reply {
+/// `mvcc_read_point` (observed on 2.6.4, as is `stale` on every answer). The heartbeat flag is
+/// sent only on heartbeats, with the `cursor` when the scan asked for one.
+fn respond(
+    conn: &Conn,
+    id: u64,
+    batch: Batch,
+    cursor: Option<Bytes>,
+    lease: Option<Duration>,
+    metrics: bool,
+) -> Reply {
     let mut response = pb::ScanResponse {
         scanner_id: Some(id),
         more_results: Some(batch.more_results),
@@ -372,6 +461,8 @@ fn respond(conn: &Conn, id: u64, batch: Batch, lease: Option<Duration>, metrics:
         mvcc_read_point: lease.map(|_| 0),
         stale: Some(batch.stale),
         scan_metrics: metrics.then(|| scan_metrics(&batch)),
+        heartbeat_message: batch.heartbeat.then_some(true),
+        cursor: cursor.map(|row| pb::Cursor { row: Some(row) }),
         ..Default::default()
     };
     let mut block = Vec::new();
@@ -417,5 +508,45 @@ fn scan_metrics(batch: &Batch) -> pb::ScanMetrics {
             metric("ROWS_SCANNED", batch.rows_scanned),
             metric("ROWS_FILTERED", batch.rows_filtered),
         ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(heartbeats: bool, partials: bool) -> pb::ScanRequest {
+        pb::ScanRequest {
+            client_handles_heartbeats: Some(heartbeats),
+            client_handles_partials: Some(partials),
+            ..Default::default()
+        }
+    }
+
+    /// Within `expected` of now, give or take the time the test itself takes.
+    fn about(limit: Option<Instant>, expected: Duration) -> bool {
+        let Some(limit) = limit else { return false };
+        let left = limit.saturating_duration_since(Instant::now());
+        left <= expected && left + Duration::from_millis(50) >= expected
+    }
+
+    #[test]
+    fn heartbeats_come_at_half_the_tighter_timeout_for_clients_that_handle_them() {
+        let lease = Duration::from_secs(60);
+        let both = request(true, true);
+        assert!(about(time_limit(&both, lease, None), lease / 2));
+        let call = Some(Duration::from_millis(400));
+        assert!(about(
+            time_limit(&both, lease, call),
+            Duration::from_millis(200)
+        ));
+        let tiny = Some(Duration::from_millis(4));
+        assert!(about(
+            time_limit(&both, lease, tiny),
+            MINIMUM_SCAN_TIME_LIMIT
+        ));
+        // Heartbeats can cut rows, so HBase needs a client that handles partials too.
+        assert!(time_limit(&request(true, false), lease, call).is_none());
+        assert!(time_limit(&request(false, true), lease, call).is_none());
     }
 }

@@ -45,6 +45,7 @@ static const char *const KEYS[][2] = {
     {"hbase.client.meta.scanner.timeout.period", "30000"},
     {"hbase.client.primaryCallTimeout.get", "10000"},
     {"hbase.client.replicaCallTimeout.scan", "1000000"},
+    {"hbclient.scanner.prefetch.depth", "2"},
     {"hbase.client.write.buffer", "2MB"},
     {"hbase.client.write.buffer.periodicflush.timeout.ms", "1000"},
     {"hbase.client.write.buffer.maxinflight", "16mb"},

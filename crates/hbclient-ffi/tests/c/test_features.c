@@ -1,7 +1,7 @@
 /*
  * C tests of libhbclient v2 features: filters, scan and get options, exists, append (blocking and
  * async), cancelling a future, per-call timeouts, error copies, metrics, table admin, namespaces,
- * describe, async scans, and priorities and attributes. Built with -Wall -Wextra -Werror under ASan/UBSan by
+ * describe, async scans, scan metrics, and priorities and attributes. Built with -Wall -Wextra -Werror under ASan/UBSan by
  * scripts/ffi-test.sh, against mini-hbase (table `t`, families f and g) or a real cluster
  * (HBCLIENT_FFI_BOOTSTRAP).
  */
@@ -888,6 +888,59 @@ static void test_consistency(hb_table *t) {
     hb_scan_free(scan);
 }
 
+/* Scan metrics: the client's counters always, the servers' when asked for; unknown names and
+ * prefetch settings are checked too. */
+static void test_scan_metrics(hb_table *t) {
+    char row[32];
+    for (int i = 0; i < 6; i++) {
+        snprintf(row, sizeof row, "feat-m-%d", i);
+        put_cell(t, row, "f", "q", "v", HB_LATEST_TIMESTAMP);
+    }
+    hb_scan *scan = prefix_scan("feat-m-");
+    CHECK_STATUS(hb_scan_set_scan_metrics(scan, true), HB_OK);
+    CHECK_STATUS(hb_scan_set_prefetch(scan, 0), HB_OK);
+    CHECK_STATUS(hb_scan_set_caching(scan, 2), HB_OK);
+    hb_scanner *scanner = NULL;
+    CHECK_STATUS(hb_table_scanner(t, scan, &scanner, NULL), HB_OK);
+    int rows = 0;
+    for (;;) {
+        hb_result *r = NULL;
+        CHECK_STATUS(hb_scanner_next(scanner, &r, NULL), HB_OK);
+        if (r == NULL) break;
+        rows++;
+        hb_result_free(r);
+    }
+    CHECK(rows == 6);
+    uint64_t v = 0;
+    CHECK_STATUS(hb_scanner_metric(scanner, "rows", &v), HB_OK);
+    CHECK(v == 6);
+    CHECK_STATUS(hb_scanner_metric(scanner, "rpc_calls", &v), HB_OK);
+    CHECK(v >= 3); /* 2 rows per call */
+    CHECK_STATUS(hb_scanner_metric(scanner, "regions_scanned", &v), HB_OK);
+    CHECK(v >= 1);
+    CHECK_STATUS(hb_scanner_metric(scanner, "bytes_in_results", &v), HB_OK);
+    CHECK(v > 0);
+    CHECK_STATUS(hb_scanner_metric(scanner, "server.ROWS_SCANNED", &v), HB_OK);
+    CHECK(v >= 6);
+    CHECK_STATUS(hb_scanner_metric(scanner, "wait_time_us", &v), HB_OK);
+    CHECK_STATUS(hb_scanner_metric(scanner, "server.NO_SUCH", &v), HB_ERR_NOT_FOUND);
+    CHECK_STATUS(hb_scanner_metric(scanner, "nope", &v), HB_ERR_NOT_FOUND);
+    CHECK_STATUS(hb_scanner_metric(scanner, "rows", NULL), HB_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(hb_scanner_metric(NULL, "rows", &v), HB_ERR_INVALID_ARGUMENT);
+    hb_scanner_free(scanner);
+    /* Without asking, no server counters. */
+    CHECK_STATUS(hb_scan_set_scan_metrics(scan, false), HB_OK);
+    CHECK_STATUS(hb_table_scanner(t, scan, &scanner, NULL), HB_OK);
+    hb_result *r = NULL;
+    CHECK_STATUS(hb_scanner_next(scanner, &r, NULL), HB_OK);
+    CHECK(r != NULL);
+    hb_result_free(r);
+    CHECK_STATUS(hb_scanner_metric(scanner, "server.ROWS_SCANNED", &v), HB_ERR_NOT_FOUND);
+    hb_scanner_free(scanner);
+    CHECK_STATUS(hb_scan_set_prefetch(NULL, 1), HB_ERR_INVALID_ARGUMENT);
+    hb_scan_free(scan);
+}
+
 int main(void) {
     if (!getenv("HBCLIENT_FFI_BOOTSTRAP")) {
         fprintf(stderr, "set HBCLIENT_FFI_BOOTSTRAP\n");
@@ -897,6 +950,7 @@ int main(void) {
     hb_table *t = NULL;
     CHECK_STATUS(hb_table_open(conn, "t", &t, NULL), HB_OK);
     test_scan_options_and_filters(t);
+    test_scan_metrics(t);
     test_versions_and_time_range(t);
     test_append(t);
     test_cancel_and_timeouts(t);

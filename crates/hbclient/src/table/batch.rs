@@ -664,6 +664,8 @@ mod tests {
             start: Bytes::new(),
             end: Bytes::new(),
             server: "s:1".into(),
+            replica_id: 0,
+            replicas: Vec::new(),
         })
     }
 

@@ -23,7 +23,10 @@ pub use check::{CheckAndMutate, CheckBuilder, RowMutations};
 pub use filter::{CompareOp, Filter, ListOp};
 pub use ops::{Append, Delete, Durability, Get, Increment, Mutation, Put};
 pub use result::RowResult;
-pub use scan::{Scan, Scanner};
+pub use scan::{
+    MergeOrder, ParallelScan, ParallelScanner, Scan, ScanItem, ScanItems, ScanMetrics,
+    ScanMetricsReader, Scanner,
+};
 pub use timeline::Consistency;
 
 use crate::codec::result_cells;

@@ -17,6 +17,7 @@ mod mutations;
 mod mutator;
 mod replicas;
 mod scan;
+mod scan_flow;
 mod security;
 mod telemetry;
 mod tls;

@@ -10,15 +10,15 @@ use hbclient::{CompareOp, FamilyDescriptor, Filter, Put, Scan};
 
 use crate::support::{keys, scan_all, value, TestCluster};
 
-const SPLITS: &[&[u8]] = &[b"r1", b"r3", b"r5", b"r7"];
+pub(crate) const SPLITS: &[&[u8]] = &[b"r1", b"r3", b"r5", b"r7"];
 
-fn key(i: usize) -> String {
+pub(crate) fn key(i: usize) -> String {
     format!("r{i:02}")
 }
 
 /// A table split in 5 regions holding rows r00..r99:
 /// `f:a = vNN`, `f:color = red|blue` (red when NN % 3 == 0), `g:b = gNN`.
-async fn seeded(c: &TestCluster, splits: &[&[u8]]) -> hbclient::AsyncTable {
+pub(crate) async fn seeded(c: &TestCluster, splits: &[&[u8]]) -> hbclient::AsyncTable {
     let name = c.table(&["f", "g"], splits).await;
     let t = c.conn.table(&name).unwrap();
     let puts = (0..100)
@@ -33,7 +33,7 @@ async fn seeded(c: &TestCluster, splits: &[&[u8]]) -> hbclient::AsyncTable {
     t
 }
 
-fn range(from: usize, to: usize) -> Vec<String> {
+pub(crate) fn range(from: usize, to: usize) -> Vec<String> {
     (from..to).map(key).collect()
 }
 

@@ -81,6 +81,13 @@ pub(crate) trait Filter: Send + Sync {
         false
     }
 
+    /// Whether the filter needs `family` to decide on a row (`isFamilyEssential`). HBase reads
+    /// the other families only for rows that pass (`loadColumnFamiliesOnDemand`, on by default),
+    /// which shows in the scan metrics.
+    fn is_family_essential(&self, _family: &[u8]) -> bool {
+        true
+    }
+
     /// Marks the filter as serving a reversed scan (`Filter.setReversed`, which HBase's region
     /// calls on the scan's top filter; only lists pass it on to their members).
     fn set_reversed(&mut self, _reversed: bool) {}

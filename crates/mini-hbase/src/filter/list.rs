@@ -135,6 +135,10 @@ impl Filter for AndList {
         self.filters.iter().any(|f| f.filter_all_remaining())
     }
 
+    fn is_family_essential(&self, family: &[u8]) -> bool {
+        self.filters.is_empty() || self.filters.iter().any(|f| f.is_family_essential(family))
+    }
+
     fn next_cell_hint(&self, cell: &Cell) -> Option<CellKey> {
         let mut max_hint: Option<CellKey> = None;
         for &i in &self.seek_hint_filters {
@@ -290,6 +294,10 @@ impl Filter for OrList {
 
     fn filter_all_remaining(&self) -> bool {
         !self.filters.is_empty() && self.filters.iter().all(|f| f.filter_all_remaining())
+    }
+
+    fn is_family_essential(&self, family: &[u8]) -> bool {
+        self.filters.is_empty() || self.filters.iter().any(|f| f.is_family_essential(family))
     }
 
     fn next_cell_hint(&self, cell: &Cell) -> Option<CellKey> {

@@ -152,6 +152,13 @@ impl RowFilter {
         self.root.set_reversed(reversed);
     }
 
+    /// Whether the filter needs `family` to decide on a row (HBase's `isFamilyEssential`): the
+    /// other families of a row are read only when it passes, so HBase counts such a row twice
+    /// in `ROWS_SCANNED`.
+    pub fn is_family_essential(&self, family: &[u8]) -> bool {
+        self.root.is_family_essential(family)
+    }
+
     /// True once the filter can never accept another row (`PageFilter` full, `WhileMatchFilter`
     /// tripped, `InclusiveStopFilter` past its row, ...): the scan should end.
     pub fn filter_all_remaining(&self) -> bool {

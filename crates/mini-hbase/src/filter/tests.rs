@@ -654,6 +654,30 @@ fn single_column_value_filter_keeps_whole_matching_rows() {
 }
 
 #[test]
+fn only_a_filter_if_missing_scvf_leaves_families_out_of_the_essential_ones() {
+    let essential =
+        |f: &pb::Filter, family: &[u8]| RowFilter::compile(f).unwrap().is_family_essential(family);
+    let strict = scvf_filter(EQ, b"on", true, true);
+    assert!(essential(&strict, b"f"));
+    assert!(!essential(&strict, b"g"));
+    assert!(essential(&scvf_filter(EQ, b"on", false, true), b"g"));
+    // Lists need a family when any member does; wrappers ask what they wrap.
+    assert!(!essential(&and(vec![strict.clone(), strict.clone()]), b"g"));
+    assert!(essential(
+        &or(vec![strict.clone(), prefix_filter(b"1")]),
+        b"g"
+    ));
+    let wrapped = filter(
+        "WhileMatchFilter",
+        pb::WhileMatchFilter {
+            filter: strict.clone(),
+        },
+    );
+    assert!(!essential(&wrapped, b"g"));
+    assert!(essential(&prefix_filter(b"1"), b"g"));
+}
+
+#[test]
 fn single_column_value_filter_latest_version_only() {
     let data = || {
         let cells = vec![

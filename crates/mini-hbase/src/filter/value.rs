@@ -85,6 +85,10 @@ impl Filter for SingleColumnValueFilter {
         Ok(false)
     }
 
+    fn is_family_essential(&self, family: &[u8]) -> bool {
+        !self.filter_if_missing || family == &self.family[..]
+    }
+
     fn filter_cell(&mut self, cell: &Cell) -> FilterResult<ReturnCode> {
         if self.matched_column {
             return Ok(ReturnCode::Include);

@@ -51,6 +51,10 @@ impl Filter for WhileMatchFilter {
     fn filter_all_remaining(&self) -> bool {
         self.tripped || self.inner.filter_all_remaining()
     }
+
+    fn is_family_essential(&self, family: &[u8]) -> bool {
+        self.inner.is_family_essential(family)
+    }
 }
 
 /// `SkipFilter`: drops the whole row if the wrapped filter answers anything but `INCLUDE` for
@@ -86,5 +90,9 @@ impl Filter for SkipFilter {
 
     fn filter_row(&mut self) -> bool {
         self.filter_row
+    }
+
+    fn is_family_essential(&self, family: &[u8]) -> bool {
+        self.inner.is_family_essential(family)
     }
 }

@@ -1,0 +1,595 @@
+//! The scan's progress and its RPCs: opening a server-side scanner per region, pulling batches
+//! with `next_call_seq`, stitching partial rows, hopping regions, reopening after a lost scanner,
+//! and the task that runs all of it ahead of the caller ([`fetch_ahead`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use hbclient_proto::cell::Cell;
+use hbclient_proto::meta::TableName;
+use hbclient_proto::pb;
+use tokio::sync::mpsc;
+
+use super::metrics::SharedMetrics;
+use super::{Scan, ScanItem};
+use crate::codec::scan_results;
+use crate::error::{Error, Result};
+use crate::locate::{RegionLocation, Want};
+use crate::request::CallMeta;
+use crate::retry::Deadline;
+use crate::rpc::Service;
+use crate::shared::Core;
+use crate::table::timeline::{self, Consistency};
+use crate::table::RowResult;
+
+/// Where the next region scanner starts.
+#[derive(Debug, Clone)]
+pub(super) struct Resume {
+    pub(super) row: Bytes,
+    pub(super) inclusive: bool,
+}
+
+/// An open server-side scanner.
+#[derive(Debug)]
+pub(crate) struct Open {
+    loc: Arc<RegionLocation>,
+    id: u64,
+    next_seq: u64,
+}
+
+impl Open {
+    /// A scanner opened at `loc`, first batch read.
+    pub(crate) fn new(loc: Arc<RegionLocation>, id: u64) -> Open {
+        Open {
+            loc,
+            id,
+            next_seq: 0,
+        }
+    }
+}
+
+/// Turns the results of answers into rows: stitches partial rows (unless the caller wants pieces),
+/// remembers where to resume and counts rows against the limit. Knows nothing about RPCs.
+#[derive(Debug)]
+pub(super) struct Assembly {
+    /// Batch or partial results were asked for: pieces go to the caller as they come.
+    pieces_wanted: bool,
+    /// Cells of a row whose rest is still coming.
+    partial: Vec<Cell>,
+    pub(super) resume: Resume,
+    pub(super) rows_left: Option<u64>,
+}
+
+impl Assembly {
+    pub(super) fn new(scan: &Scan) -> Assembly {
+        Assembly {
+            pieces_wanted: scan.batch.is_some() || scan.allow_partial_results,
+            partial: Vec::new(),
+            resume: Resume {
+                row: scan.start.clone(),
+                inclusive: scan.include_start,
+            },
+            rows_left: scan.limit,
+        }
+    }
+
+    /// The rows complete after this answer's results. Cells are moved, never copied: they stay
+    /// slices of the answer's cellblock.
+    pub(super) fn take(&mut self, results: Vec<(Vec<Cell>, bool)>) -> Result<Vec<RowResult>> {
+        let mut rows = Vec::new();
+        for (cells, partial) in results {
+            if cells.is_empty() {
+                continue;
+            }
+            let complete = if self.pieces_wanted {
+                if !partial {
+                    self.mark_returned(&cells[0].row);
+                }
+                cells
+            } else {
+                if let Some(first) = self.partial.first() {
+                    if first.row != cells[0].row {
+                        return Err(Error::protocol("a partial row was followed by another row"));
+                    }
+                }
+                self.partial.extend(cells);
+                if partial {
+                    continue;
+                }
+                let cells = std::mem::take(&mut self.partial);
+                self.mark_returned(&cells[0].row);
+                cells
+            };
+            let row = complete[0].row.clone();
+            rows.push(RowResult::new(row, complete));
+            if self.rows_left == Some(0) {
+                break;
+            }
+        }
+        Ok(rows)
+    }
+
+    /// Forgets a row only partly received (its scanner is lost; the next one restarts it).
+    fn drop_partial(&mut self) {
+        self.partial.clear();
+    }
+
+    /// Records a complete row: the scan resumes after it and it counts against the limit.
+    fn mark_returned(&mut self, row: &Bytes) {
+        self.resume = Resume {
+            row: row.clone(),
+            inclusive: false,
+        };
+        if let Some(left) = self.rows_left.as_mut() {
+            *left = left.saturating_sub(1);
+        }
+    }
+}
+
+/// The scan's progress; owned by the task that fetches ahead of the caller.
+pub(super) struct ScanState {
+    pub(super) core: Arc<Core>,
+    pub(super) table: TableName,
+    /// Priority and request attributes of every call of the scan.
+    pub(super) meta: CallMeta,
+    pub(super) scan: Scan,
+    pub(super) rows: Assembly,
+    open: Option<Open>,
+    pub(super) done: bool,
+    tries: u32,
+    pub(super) metrics: SharedMetrics,
+}
+
+impl Drop for ScanState {
+    fn drop(&mut self) {
+        if let Some(open) = self.open.take() {
+            close_later(&self.core, &self.meta, open);
+        }
+    }
+}
+
+/// How long closing a scanner the scan leaves behind may take.
+const CLOSE_WITHIN: Duration = Duration::from_secs(5);
+
+/// Best effort and bounded: tells the server to free a scanner now instead of at lease expiry.
+/// Runs in the background on the current runtime (none: the lease frees it).
+pub(crate) fn close_later(core: &Arc<Core>, meta: &CallMeta, open: Open) {
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let (core, meta) = (core.clone(), meta.clone());
+    handle.spawn(async move {
+        let request = pb::ScanRequest {
+            scanner_id: Some(open.id),
+            close_scanner: Some(true),
+            number_of_rows: Some(0),
+            ..Default::default()
+        };
+        let timeout = core.config.rpc_timeout.min(CLOSE_WITHIN);
+        let closing = core.pool.call(
+            &open.loc.server,
+            Service::Client,
+            "Scan",
+            &meta,
+            &request,
+            &[],
+            timeout,
+        );
+        let _ = tokio::time::timeout(timeout, closing).await;
+    });
+}
+
+/// One Scan RPC to `loc` (opening a scanner or continuing one); a failure corrects the location
+/// cache, and "not serving" of a disabled table becomes TableNotEnabled.
+pub(crate) async fn open_or_next(
+    core: &Core,
+    table: &TableName,
+    meta: &CallMeta,
+    loc: &Arc<RegionLocation>,
+    request: &pb::ScanRequest,
+    deadline: Deadline,
+) -> Result<hbclient_proto::frame::ResponseFrame> {
+    let timeout = deadline.rpc_timeout(core.config.read_rpc_timeout())?;
+    match core
+        .pool
+        .call(
+            &loc.server,
+            Service::Client,
+            "Scan",
+            meta,
+            request,
+            &[],
+            timeout,
+        )
+        .await
+    {
+        Ok(frame) => {
+            core.locator.confirm(loc);
+            Ok(frame)
+        }
+        Err(e) => Err(core.after_region_error(table, loc, e, deadline).await),
+    }
+}
+
+/// Errors after which the scan continues with a fresh scanner from where it was.
+fn reopens(e: &Error) -> bool {
+    e.is_retriable()
+        || e.remote_class().is_some_and(|c| {
+            matches!(
+                c,
+                hbclient_proto::exceptions::UNKNOWN_SCANNER
+                    | hbclient_proto::exceptions::OUT_OF_ORDER_SCANNER_NEXT
+                    | hbclient_proto::exceptions::SCANNER_RESET
+            )
+        })
+}
+
+impl ScanState {
+    pub(super) fn new(
+        core: Arc<Core>,
+        table: TableName,
+        meta: CallMeta,
+        scan: Scan,
+        metrics: SharedMetrics,
+    ) -> ScanState {
+        ScanState {
+            core,
+            table,
+            meta,
+            rows: Assembly::new(&scan),
+            scan,
+            open: None,
+            done: false,
+            tries: 0,
+            metrics,
+        }
+    }
+
+    /// The next rows or cursor (possibly none while the scan is not done).
+    pub(super) async fn next_batch(&mut self, deadline: Deadline) -> Result<Vec<ScanItem>> {
+        loop {
+            if self.done {
+                return Ok(Vec::new());
+            }
+            self.core.check_open()?;
+            match self.step(deadline).await {
+                Ok(items) => {
+                    self.tries = 0;
+                    return Ok(items);
+                }
+                Err(e) if reopens(&e) => {
+                    // `step` already corrected the location cache. The old scanner is closed
+                    // unless the server says it is gone already.
+                    if let Some(open) = self.open.take() {
+                        let gone = e
+                            .remote_class()
+                            .is_some_and(|c| c == hbclient_proto::exceptions::UNKNOWN_SCANNER);
+                        if !gone {
+                            close_later(&self.core, &self.meta, open);
+                        }
+                    }
+                    self.rows.drop_partial();
+                    let pause = self.core.policy().pause_after(self.tries, &e);
+                    if self.tries >= self.core.config.retries || pause >= deadline.remaining() {
+                        return Err(e.with_context("table", self.table.to_string()));
+                    }
+                    self.tries += 1;
+                    self.core.count_retry();
+                    self.metrics.update(|m| m.rpc_retries += 1);
+                    tokio::time::sleep(pause).await;
+                }
+                Err(e) => return Err(e.with_context("table", self.table.to_string())),
+            }
+        }
+    }
+
+    /// One RPC: open a scanner on the next region, or fetch the next batch of the open one.
+    async fn step(&mut self, deadline: Deadline) -> Result<Vec<ScanItem>> {
+        let core = self.core.clone();
+        let rows = self.scan.caching.unwrap_or(core.config.scanner_caching);
+        let track = Some(self.scan.scan_metrics);
+        let (loc, request) = match &self.open {
+            Some(open) => (
+                open.loc.clone(),
+                pb::ScanRequest {
+                    scanner_id: Some(open.id),
+                    number_of_rows: Some(rows),
+                    next_call_seq: Some(open.next_seq),
+                    close_scanner: Some(false),
+                    client_handles_partials: Some(true),
+                    client_handles_heartbeats: Some(true),
+                    track_scan_metrics: track,
+                    ..Default::default()
+                },
+            ),
+            None => {
+                let resume = &self.rows.resume;
+                let want = match (self.scan.reversed, resume.row.is_empty()) {
+                    (true, true) => Want::Last,
+                    (true, false) if !resume.inclusive => Want::Before(&resume.row),
+                    _ => Want::At(&resume.row),
+                };
+                let loc = core.locate_for(&self.table, want, deadline).await?;
+                let request = pb::ScanRequest {
+                    region: Some(loc.specifier()),
+                    scan: Some(self.scan.to_pb(&resume.row, resume.inclusive, &core)),
+                    number_of_rows: Some(rows),
+                    close_scanner: Some(false),
+                    client_handles_partials: Some(true),
+                    client_handles_heartbeats: Some(true),
+                    track_scan_metrics: track,
+                    limit_of_rows: self
+                        .rows
+                        .rows_left
+                        .map(|l| l.min(u64::from(u32::MAX)) as u32),
+                    ..Default::default()
+                };
+                (loc, request)
+            }
+        };
+        // TIMELINE: a region's scanner opens on whichever replica answers first.
+        let replicated = self.open.is_none()
+            && self.scan.consistency == Consistency::Timeline
+            && !loc.replicas.is_empty();
+        let (loc, frame) = if replicated {
+            timeline::open_scanner(&core, &self.table, &self.meta, loc, request, deadline).await?
+        } else {
+            let frame =
+                open_or_next(&core, &self.table, &self.meta, &loc, &request, deadline).await?;
+            (loc, frame)
+        };
+        let response: pb::ScanResponse = frame.body("ScanResponse")?;
+        let opened = match &mut self.open {
+            Some(open) => {
+                open.next_seq += 1;
+                false
+            }
+            None => match response.scanner_id {
+                Some(id) => {
+                    self.open = Some(Open::new(loc.clone(), id));
+                    true
+                }
+                None => false,
+            },
+        };
+        let results = scan_results(&response, frame.cellblock.clone())?;
+        let bytes: usize = results
+            .iter()
+            .flat_map(|(cells, _)| cells)
+            .map(Cell::encoded_len)
+            .sum();
+        let heartbeat = response.heartbeat_message == Some(true);
+        self.metrics.update(|m| {
+            m.rpc_calls += 1;
+            m.bytes_in_results += bytes as u64;
+            m.regions_scanned += u64::from(opened);
+            m.heartbeats += u64::from(heartbeat);
+            if let Some(server) = &response.scan_metrics {
+                m.add_server(server);
+            }
+        });
+        let mut rows = self.rows.take(results)?;
+        if loc.replica_id > 0 || response.stale == Some(true) {
+            rows.iter_mut().for_each(|row| row.stale = true);
+        }
+        let cursor = match &response.cursor {
+            Some(pb::Cursor { row: Some(row) })
+                if heartbeat && rows.is_empty() && self.scan.need_cursor_result =>
+            {
+                Some(row.clone())
+            }
+            _ => None,
+        };
+        self.after_answer(&response, &loc);
+        let mut items: Vec<ScanItem> = rows.into_iter().map(ScanItem::Row).collect();
+        items.extend(cursor.map(ScanItem::Cursor));
+        Ok(items)
+    }
+
+    /// Moves on after an answer: ends the scan, hops to the next region, or stays.
+    fn after_answer(&mut self, response: &pb::ScanResponse, loc: &RegionLocation) {
+        let region_done = response.more_results_in_region == Some(false);
+        let server_closed = region_done || response.more_results == Some(false);
+        if response.more_results == Some(false) || self.rows.rows_left == Some(0) {
+            // At the limit mid-region the server may still hold the scanner.
+            self.finish_region(server_closed);
+            self.done = true;
+        } else if region_done {
+            self.finish_region(true);
+            if self.scan.ends_in(loc) {
+                self.done = true;
+            } else {
+                self.rows.resume = if self.scan.reversed {
+                    Resume {
+                        row: loc.start.clone(),
+                        inclusive: false,
+                    }
+                } else {
+                    Resume {
+                        row: loc.end.clone(),
+                        inclusive: true,
+                    }
+                };
+            }
+        }
+    }
+
+    /// The scan is done with the region's scanner; unless the server closed it, it is closed.
+    fn finish_region(&mut self, server_closed: bool) {
+        if let Some(open) = self.open.take() {
+            if !server_closed {
+                close_later(&self.core, &self.meta, open);
+            }
+        }
+    }
+
+    /// Renews the open scanner's lease (`renew`), as HBase's client does for a suspended scan.
+    /// False when there is no scanner to renew or the renewal failed (the next fetch will find
+    /// out and reopen).
+    async fn renew(&self) -> bool {
+        let Some(open) = &self.open else {
+            return false;
+        };
+        let request = pb::ScanRequest {
+            scanner_id: Some(open.id),
+            renew: Some(true),
+            number_of_rows: Some(0),
+            ..Default::default()
+        };
+        let period = self.core.scanner_timeout(&self.table) / 2;
+        let timeout = self.core.config.rpc_timeout.min(period);
+        self.core
+            .pool
+            .call(
+                &open.loc.server,
+                Service::Client,
+                "Scan",
+                &self.meta,
+                &request,
+                &[],
+                timeout,
+            )
+            .await
+            .is_ok()
+    }
+}
+
+/// What the fetching task hands the caller: one answer's items, or the error that ended the scan.
+pub(super) type Fetched = Result<Vec<ScanItem>>;
+
+/// The task behind a [`Scanner`](super::Scanner): fetches one batch per request it receives on
+/// `wanted` and sends it on `out`. The scanner asks ahead (prefetch), so the next RPC is in flight
+/// while the caller works through the current batch; it never asks for more than its prefetch
+/// depth beyond the batch it holds, so memory stays bounded by that many answers (each at most
+/// the max result size) however slow the caller is.
+///
+/// While no batch is wanted the task renews the server-side scanner every half lease, so a paused
+/// caller does not lose it. It ends when the scan is done (closing `out`), after an error, or when
+/// the scanner is dropped (`wanted` closes); dropping the state closes the server-side scanner.
+pub(super) async fn fetch_ahead(
+    mut state: Box<ScanState>,
+    mut wanted: mpsc::UnboundedReceiver<()>,
+    out: mpsc::UnboundedSender<Fetched>,
+) {
+    let period = state.core.scanner_timeout(&state.table) / 2;
+    loop {
+        let mut renewing = true;
+        loop {
+            tokio::select! {
+                want = wanted.recv() => match want {
+                    Some(()) => break,
+                    None => return,
+                },
+                () = tokio::time::sleep(period), if renewing => {
+                    renewing = state.renew().await;
+                }
+            }
+        }
+        if state.done {
+            return;
+        }
+        let deadline = Deadline::after(state.core.scanner_timeout(&state.table));
+        let fetched = state.next_batch(deadline).await;
+        let failed = fetched.is_err();
+        if out.send(fetched).is_err() || failed || state.done {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hbclient_proto::cell::CellType;
+
+    fn cell(row: &str, value: &str) -> Cell {
+        Cell {
+            row: Bytes::copy_from_slice(row.as_bytes()),
+            family: Bytes::from_static(b"f"),
+            qualifier: Bytes::from_static(b"q"),
+            timestamp: 1,
+            cell_type: CellType::Put,
+            value: Bytes::copy_from_slice(value.as_bytes()),
+        }
+    }
+
+    /// An answer as the server sends it with a codec: counts in the message, cells in the block.
+    fn answer(results: &[(&[Cell], bool)]) -> (pb::ScanResponse, Bytes) {
+        let mut block = Vec::new();
+        let mut response = pb::ScanResponse::default();
+        for (cells, partial) in results {
+            for c in *cells {
+                c.encode(&mut block);
+            }
+            response.cells_per_result.push(cells.len() as u32);
+            response.partial_flag_per_result.push(*partial);
+        }
+        (response, Bytes::from(block))
+    }
+
+    fn inside(part: &Bytes, whole: &Bytes) -> bool {
+        let (start, end) = (
+            whole.as_ptr() as usize,
+            whole.as_ptr() as usize + whole.len(),
+        );
+        let p = part.as_ptr() as usize;
+        part.is_empty() || (p >= start && p + part.len() <= end)
+    }
+
+    /// Rows reach the caller as slices of the received cellblock: every key part and value of
+    /// every cell points into the answer's buffer, even for a row stitched from two answers.
+    #[test]
+    fn rows_are_slices_of_the_cellblock() {
+        let mut rows = Assembly::new(&Scan::new());
+        let (a, b) = (cell("r1", "one"), cell("r2", "two-a"));
+        let (first, block1) = answer(&[(&[a], false), (&[b], true)]);
+        let got1 = rows
+            .take(scan_results(&first, block1.clone()).unwrap())
+            .unwrap();
+        let mut c = cell("r2", "two-b");
+        c.qualifier = Bytes::from_static(b"r");
+        let (second, block2) = answer(&[(&[c], false)]);
+        let got2 = rows
+            .take(scan_results(&second, block2.clone()).unwrap())
+            .unwrap();
+        assert_eq!(got1.len(), 1);
+        assert_eq!(got2.len(), 1);
+        assert_eq!(got2[0].len(), 2, "the partial row is stitched");
+        let check = |cell: &Cell, block: &Bytes| {
+            for part in [&cell.row, &cell.family, &cell.qualifier, &cell.value] {
+                assert!(
+                    inside(part, block),
+                    "{part:?} was copied out of the cellblock"
+                );
+            }
+        };
+        check(&got1[0].cells()[0], &block1);
+        check(&got2[0].cells()[0], &block1);
+        check(&got2[0].cells()[1], &block2);
+        assert!(inside(got2[0].row(), &block1));
+    }
+
+    #[test]
+    fn limit_and_resume_follow_complete_rows() {
+        let mut rows = Assembly::new(&Scan::new().limit(2));
+        let (a, b, c) = (cell("a", "1"), cell("b", "2"), cell("c", "3"));
+        let (response, block) = answer(&[(&[a], false), (&[b], false), (&[c], false)]);
+        let got = rows.take(scan_results(&response, block).unwrap()).unwrap();
+        assert_eq!(got.len(), 2);
+        assert_eq!(rows.rows_left, Some(0));
+        assert_eq!(&rows.resume.row[..], b"b");
+        assert!(!rows.resume.inclusive);
+    }
+
+    #[test]
+    fn a_partial_row_followed_by_another_row_is_a_protocol_error() {
+        let mut rows = Assembly::new(&Scan::new());
+        let (a, b) = (cell("a", "1"), cell("b", "2"));
+        let (response, block) = answer(&[(&[a], true), (&[b], false)]);
+        let e = rows
+            .take(scan_results(&response, block).unwrap())
+            .unwrap_err();
+        assert!(e.to_string().contains("partial"), "{e}");
+    }
+}
