@@ -15,6 +15,7 @@ mod smoke;
 mod target;
 mod verify;
 mod workload;
+mod ycsb;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -45,6 +46,8 @@ enum Command {
     /// row present with its value. Last line: missing / wrong / unexpected counts; exits 0
     /// only if nothing is missing or wrong.
     Verify(verify::VerifyArgs),
+    /// YCSB core workloads A–F (`load` once, then `run --workload a..f`); see `benches/peers/ycsb.sh`.
+    Ycsb(ycsb::YcsbArgs),
 }
 
 /// What each operation does.
@@ -267,6 +270,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Run(args) => engine::run_command(&args),
         Command::Smoke(args) => smoke::smoke(&args),
+        Command::Ycsb(args) => ycsb::ycsb_command(&args),
         Command::Verify(args) => match verify::verify_command(&args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::FAILURE,
