@@ -223,7 +223,11 @@ fn smoke_ycsb(seconds: f64, failures: &mut Vec<String>) -> usize {
                     "smoke {name:<45} {:>8} ops {:>10.0} ops/s {}",
                     r.ops,
                     r.throughput,
-                    if problems.is_empty() { "ok" } else { "NOT SANE" }
+                    if problems.is_empty() {
+                        "ok"
+                    } else {
+                        "NOT SANE"
+                    }
                 );
                 failures.extend(problems.into_iter().map(|p| format!("{name}: {p}")));
             }

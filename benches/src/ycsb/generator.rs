@@ -252,6 +252,18 @@ mod tests {
         assert_eq!(z2.next(0.999_999_999), 99_999);
     }
 
+    /// A grown item count extends zeta from where it was (as YCSB's incremental zeta does), and
+    /// the next growth continues from the new count, not the constructor's.
+    #[test]
+    fn zipfian_grows_its_zeta_incrementally() {
+        let mut z = Zipfian::new(0, 999, ZIPFIAN_CONSTANT);
+        z.next_with_count(1500, 0.5);
+        assert!((z.zetan - zeta(0, 1500, ZIPFIAN_CONSTANT, 0.0)).abs() < 1e-9);
+        z.next_with_count(2000, 0.5);
+        assert!((z.zetan - zeta(0, 2000, ZIPFIAN_CONSTANT, 0.0)).abs() < 1e-9);
+        assert_eq!(z.count_for_zeta, 2000);
+    }
+
     /// Frequencies follow 1/rank^0.99: item 0 drawn ~1/zeta(n) of the time, item 1 ~2^-0.99 of
     /// item 0's share, and every draw in range.
     #[test]
@@ -268,7 +280,11 @@ mod tests {
         }
         let zetan = zeta(0, n, ZIPFIAN_CONSTANT, 0.0);
         let p0 = counts[0] as f64 / draws as f64;
-        assert!((p0 - 1.0 / zetan).abs() < 0.01, "p0 {p0} vs {}", 1.0 / zetan);
+        assert!(
+            (p0 - 1.0 / zetan).abs() < 0.01,
+            "p0 {p0} vs {}",
+            1.0 / zetan
+        );
         let ratio = counts[1] as f64 / counts[0] as f64;
         assert!((ratio - 0.5f64.powf(0.99)).abs() < 0.03, "{ratio}");
         // The top 10% of items get most draws (for 0.99 over 1000 items, about 2/3).
@@ -310,7 +326,10 @@ mod tests {
             assert!((0..=1001).contains(&v), "{v}");
             recent += u32::from(v > 1001 - 100);
         }
-        assert!(recent > 6_000, "the newest 10% should get most reads: {recent}");
+        assert!(
+            recent > 6_000,
+            "the newest 10% should get most reads: {recent}"
+        );
     }
 
     #[test]

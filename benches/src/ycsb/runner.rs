@@ -100,7 +100,10 @@ pub(crate) fn load(target: &Target, conn: &Connection, args: &YcsbArgs) -> Bench
     let split_refs: Vec<&[u8]> = splits.iter().map(|k| &k[..]).collect();
     let table = &args.table;
     target.client_rt.block_on(async {
-        let exists = admin.table_exists(table).await.map_err(ctx("table_exists"))?;
+        let exists = admin
+            .table_exists(table)
+            .await
+            .map_err(ctx("table_exists"))?;
         if exists {
             if !args.recreate {
                 return Err(format!(
@@ -210,7 +213,9 @@ impl Tally {
     }
 
     fn record(&mut self, op: Op, began: Instant, ended: Instant) {
-        let us = (ended - began).as_micros().clamp(1, u128::from(MAX_LATENCY_US)) as u64;
+        let us = (ended - began)
+            .as_micros()
+            .clamp(1, u128::from(MAX_LATENCY_US)) as u64;
         self.hist
             .entry(op)
             .or_insert_with(|| {
@@ -403,7 +408,8 @@ pub(crate) fn run(
     for t in tallies {
         all.merge(t);
     }
-    let cpu_s = (usage.user_s + usage.sys_s) - (usage_at_start.user_s + usage_at_start.sys_s)
+    let cpu_s = (usage.user_s + usage.sys_s)
+        - (usage_at_start.user_s + usage_at_start.sys_s)
         - (usage.server_s - usage_at_start.server_s);
     let operations = all
         .hist

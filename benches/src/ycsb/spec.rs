@@ -4,9 +4,7 @@
 
 use std::sync::Arc;
 
-use super::generator::{
-    unit, uniform, AcknowledgedCounter, ScrambledZipfian, SkewedLatest,
-};
+use super::generator::{uniform, unit, AcknowledgedCounter, ScrambledZipfian, SkewedLatest};
 use crate::workload::Rng;
 
 /// Fields per record (`fieldcount`).
