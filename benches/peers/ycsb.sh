@@ -22,7 +22,7 @@
 #   --no-load          the table is already loaded (by an earlier `load`)
 # Both tools get the same YCSB properties: recordcount, operationcount [2000000] (it sizes the zipfian key space
 # for inserts: expectednewkeys = operationcount × insertproportion × 2), 10 fields × 100 bytes, readallfields=true,
-# writeallfields=false, insertorder=hashed, the workload's proportions and distributions. Env: JAVA_HOME MVN
+# writeallfields=false, insertorder=hashed, the workload's proportions and distributions. Env: JAVA_HOME MVN YCSB_WORK_DIR
 # YCSB_HEAP [1g] YCSB_BENCH (hbclient-bench binary [target/release/hbclient-bench, built if missing]).
 set -euo pipefail
 
@@ -31,7 +31,7 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 PIN="$(sed -n 's/^DEFAULT_HBASE_VERSION=\(.*\)$/\1/p' "$ROOT/scripts/hbase/hbase.sh" | head -1)"
 [ -n "$PIN" ] || { echo "ycsb.sh: cannot read DEFAULT_HBASE_VERSION from scripts/hbase/hbase.sh" >&2; exit 1; }
 HBASE_VERSION="${HBASE_VERSION:-$PIN}"
-WORK="${PE_WORK_DIR:-$HERE/.work}"
+WORK="${YCSB_WORK_DIR:-$HERE/.work}"
 VDIR="$WORK/ycsb-$HBASE_VERSION"
 CPFILE="$VDIR/cp.txt"
 POM="$HERE/ycsb/pom.xml"

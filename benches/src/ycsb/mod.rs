@@ -175,7 +175,7 @@ pub(crate) fn smoke(seconds: f64) -> BenchResult<Vec<YcsbResult>> {
 /// measured, none failed, reads found their rows, scans returned rows.
 pub(crate) fn check(r: &YcsbResult) -> Vec<String> {
     let mut problems = Vec::new();
-    if r.ops == 0 || !(r.throughput > 0.0) {
+    if r.ops == 0 || !r.throughput.is_finite() || r.throughput <= 0.0 {
         problems.push(format!("no operations ({} ops/s)", r.throughput));
     }
     if r.errors > 0 {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use futures::TryStreamExt;
+use futures::{StreamExt, TryStreamExt};
 use hbclient::{Action, AsyncTable, Connection, Get, Put, Scan, TableDescriptor};
 use hdrhistogram::Histogram;
 
@@ -154,8 +154,6 @@ pub(crate) fn load(target: &Target, conn: &Connection, args: &YcsbArgs) -> Bench
     Ok(started.elapsed().as_secs_f64())
 }
 
-use futures::StreamExt;
-
 /// Latency summary of one operation kind.
 #[derive(Debug, Clone, serde::Serialize)]
 pub(crate) struct OpStats {
@@ -255,18 +253,24 @@ struct Caller {
     chooser: Chooser,
 }
 
-/// The measured operations of one transaction: (kind, began, ended) per measured piece.
-type Pieces = Vec<(Op, Instant, Instant)>;
+/// What one transaction did: its measured pieces (kind, began, ended) and what it found. Moved
+/// into the caller's [`Tally`] only when the transaction ended inside the measured phase.
+#[derive(Default)]
+struct Pieces {
+    timed: Vec<(Op, Instant, Instant)>,
+    not_found: u64,
+    scanned_rows: u64,
+}
 
 impl Caller {
-    async fn read(&self, key: Bytes, tally: &mut Tally) -> Result<(), String> {
+    async fn read(&self, key: Bytes, pieces: &mut Pieces) -> Result<(), String> {
         // readallfields=true: the whole family, as the Java binding's Get.addFamily.
         let row = self
             .table
             .get(Get::new(key).family(self.values.family.clone()))
             .await
             .map_err(|e| e.to_string())?;
-        tally.not_found += u64::from(row.is_empty());
+        pieces.not_found += u64::from(row.is_empty());
         Ok(())
     }
 
@@ -280,13 +284,13 @@ impl Caller {
     }
 
     /// One transaction, as `CoreWorkload.doTransaction` picks and runs it.
-    async fn transaction(&mut self, tally: &mut Tally, pieces: &mut Pieces) -> Result<(), String> {
+    async fn transaction(&mut self, pieces: &mut Pieces) -> Result<(), String> {
         let op = self.chooser.next_op();
         let began = Instant::now();
         match op {
             Op::Read => {
                 let key = Bytes::from(key_name(self.chooser.next_keynum()));
-                self.read(key, tally).await?;
+                self.read(key, pieces).await?;
             }
             Op::Update => {
                 let key = Bytes::from(key_name(self.chooser.next_keynum()));
@@ -316,18 +320,18 @@ impl Caller {
                     .try_collect()
                     .await
                     .map_err(|e| e.to_string())?;
-                tally.scanned_rows += rows.len() as u64;
+                pieces.scanned_rows += rows.len() as u64;
             }
             Op::ReadModifyWrite => {
                 let key = Bytes::from(key_name(self.chooser.next_keynum()));
-                self.read(key.clone(), tally).await?;
+                self.read(key.clone(), pieces).await?;
                 let read_done = Instant::now();
-                pieces.push((Op::Read, began, read_done));
+                pieces.timed.push((Op::Read, began, read_done));
                 self.update(key).await?;
-                pieces.push((Op::Update, read_done, Instant::now()));
+                pieces.timed.push((Op::Update, read_done, Instant::now()));
             }
         }
-        pieces.push((op, began, Instant::now()));
+        pieces.timed.push((op, began, Instant::now()));
         Ok(())
     }
 }
@@ -369,13 +373,15 @@ pub(crate) fn run(
             .map(|mut caller| {
                 tokio::spawn(async move {
                     let mut tally = Tally::new();
-                    let mut pieces = Pieces::with_capacity(3);
+                    let mut pieces = Pieces::default();
                     loop {
                         if Instant::now() >= stop_at {
                             break;
                         }
-                        pieces.clear();
-                        let outcome = caller.transaction(&mut tally, &mut pieces).await;
+                        pieces.timed.clear();
+                        pieces.not_found = 0;
+                        pieces.scanned_rows = 0;
+                        let outcome = caller.transaction(&mut pieces).await;
                         let ended = Instant::now();
                         if ended < measure_from {
                             continue;
@@ -383,7 +389,9 @@ pub(crate) fn run(
                         match outcome {
                             Ok(()) => {
                                 tally.ops += 1;
-                                for (op, b, e) in &pieces {
+                                tally.not_found += pieces.not_found;
+                                tally.scanned_rows += pieces.scanned_rows;
+                                for (op, b, e) in &pieces.timed {
                                     tally.record(*op, *b, *e);
                                 }
                             }
