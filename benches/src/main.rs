@@ -20,6 +20,7 @@ mod smoke;
 mod target;
 mod verify;
 mod workload;
+mod ycsb;
 
 use std::process::ExitCode;
 
@@ -50,6 +51,8 @@ enum Command {
     /// row present with its value. Last line: missing / wrong / unexpected counts; exits 0
     /// only if nothing is missing or wrong.
     Verify(verify::VerifyArgs),
+    /// YCSB core workloads A–F (`load` once, then `run --workload a..f`); see `benches/peers/ycsb.sh`.
+    Ycsb(ycsb::YcsbArgs),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Run(args) => engine::run_command(&args),
         Command::Smoke(args) => smoke::smoke(&args),
+        Command::Ycsb(args) => ycsb::ycsb_command(&args),
         Command::Verify(args) => match verify::verify_command(&args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::FAILURE,

@@ -217,6 +217,7 @@ fn smoke_in(seconds: f64, dir: &Path) -> BenchResult<()> {
 
     let mut failures = Vec::new();
     let mut runs = 0;
+    runs += smoke_ycsb(seconds, &mut failures);
     for (name, run_args) in &plans {
         match smoke_one(run_args, dir) {
             Ok(records) => {
@@ -252,6 +253,34 @@ fn smoke_in(seconds: f64, dir: &Path) -> BenchResult<()> {
         Ok(())
     } else {
         Err(format!("smoke failed:\n  {}", failures.join("\n  ")))
+    }
+}
+
+/// YCSB A–F on a small embedded table (see `crate::ycsb`); returns the runs done.
+fn smoke_ycsb(seconds: f64, failures: &mut Vec<String>) -> usize {
+    match crate::ycsb::smoke(seconds) {
+        Ok(results) => {
+            for r in &results {
+                let problems = crate::ycsb::check(r);
+                let name = format!("ycsb workload{}", r.workload.letter());
+                println!(
+                    "smoke {name:<45} {:>8} ops {:>10.0} ops/s {}",
+                    r.ops,
+                    r.throughput,
+                    if problems.is_empty() {
+                        "ok"
+                    } else {
+                        "NOT SANE"
+                    }
+                );
+                failures.extend(problems.into_iter().map(|p| format!("{name}: {p}")));
+            }
+            results.len()
+        }
+        Err(e) => {
+            failures.push(format!("ycsb: {e}"));
+            0
+        }
     }
 }
 
