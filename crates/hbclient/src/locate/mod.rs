@@ -686,6 +686,9 @@ impl Locator {
         };
         let response: pb::ScanResponse = frame.body("ScanResponse")?;
         let results = scan_results(&response, frame.cellblock.clone())?;
+        // The last row may be cut short (a partial result at the size limit, the scanner closed):
+        // a neighbour read from it could lack columns, so it is left out unless it is the only one.
+        let cut_short = results.last().is_some_and(|(_, partial)| *partial);
         // Rows in scan order (partial results of one row joined).
         let mut rows: Vec<Vec<Cell>> = Vec::new();
         for cell in results.into_iter().flat_map(|(cells, _)| cells) {
@@ -693,6 +696,9 @@ impl Locator {
                 Some(row) if row[0].row == cell.row => row.push(cell),
                 _ => rows.push(vec![cell]),
             }
+        }
+        if cut_short && rows.len() > 1 {
+            rows.pop();
         }
         let mut rows = rows.into_iter();
         let loc = parse_meta_row(table, want, &rows.next().unwrap_or_default())?;

@@ -88,9 +88,17 @@ impl Assembly {
                 }
                 cells
             } else {
-                if let Some(first) = self.partial.first() {
-                    if first.row != cells[0].row {
-                        return Err(Error::protocol("a partial row was followed by another row"));
+                // HBase may flag a row's last piece as partial (it stopped at a size limit right
+                // at the row's end); a different row next means that row was complete, as
+                // Java's CompleteScanResultCache reads it.
+                if self
+                    .partial
+                    .first()
+                    .is_some_and(|first| first.row != cells[0].row)
+                {
+                    rows.extend(self.complete_pending());
+                    if self.rows_left == Some(0) {
+                        break;
                     }
                 }
                 self.partial.extend(cells);
@@ -108,6 +116,17 @@ impl Assembly {
             }
         }
         Ok(rows)
+    }
+
+    /// The row received so far as complete, when no more of it is coming: an answer without
+    /// results that is not a heartbeat, or the end of the region (Java does the same).
+    pub(super) fn complete_pending(&mut self) -> Option<RowResult> {
+        if self.partial.is_empty() {
+            return None;
+        }
+        let cells = std::mem::take(&mut self.partial);
+        self.mark_returned(&cells[0].row);
+        Some(RowResult::new(cells[0].row.clone(), cells))
     }
 
     /// Forgets a row only partly received (its scanner is lost; the next one restarts it).
@@ -369,7 +388,15 @@ impl ScanState {
                 m.add_server(server);
             }
         });
+        let no_results = results.is_empty();
         let mut rows = self.rows.take(results)?;
+        // A row still pending is complete when an answer brings nothing more and is no heartbeat,
+        // or when the region (or the scan) ends.
+        let region_end =
+            response.more_results_in_region == Some(false) || response.more_results == Some(false);
+        if (no_results && !heartbeat) || region_end {
+            rows.extend(self.rows.complete_pending());
+        }
         if loc.replica_id > 0 || response.stale == Some(true) {
             rows.iter_mut().for_each(|row| row.stale = true);
         }
@@ -583,13 +610,39 @@ mod tests {
     }
 
     #[test]
-    fn a_partial_row_followed_by_another_row_is_a_protocol_error() {
+    fn a_partial_row_followed_by_another_row_was_complete() {
+        // Seen on HBase 2.6 scanning hbase:meta: a row's last piece flagged partial, the next
+        // result another row.
         let mut rows = Assembly::new(&Scan::new());
+        let (a, b, c) = (cell("a", "1"), cell("b", "2"), cell("c", "3"));
+        let (response, block) = answer(&[(&[a], true), (&[b], true)]);
+        let got = rows.take(scan_results(&response, block).unwrap()).unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(&got[0].row()[..], b"a");
+        // Across answers too, and a limit counts the completed row.
+        let (response, block) = answer(&[(&[c], false)]);
+        let got = rows.take(scan_results(&response, block).unwrap()).unwrap();
+        let keys: Vec<_> = got.iter().map(|r| r.row().clone()).collect();
+        assert_eq!(
+            keys,
+            vec![Bytes::from_static(b"b"), Bytes::from_static(b"c")]
+        );
+        // With a limit of one, the completed row fills it and the rest is not taken.
+        let mut rows = Assembly::new(&Scan::new().limit(1));
         let (a, b) = (cell("a", "1"), cell("b", "2"));
         let (response, block) = answer(&[(&[a], true), (&[b], false)]);
-        let e = rows
+        let got = rows.take(scan_results(&response, block).unwrap()).unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(rows.rows_left, Some(0));
+        // A pending row completes when no more of it comes.
+        let mut rows = Assembly::new(&Scan::new());
+        let (response, block) = answer(&[(&[cell("z", "1")], true)]);
+        assert!(rows
             .take(scan_results(&response, block).unwrap())
-            .unwrap_err();
-        assert!(e.to_string().contains("partial"), "{e}");
+            .unwrap()
+            .is_empty());
+        let last = rows.complete_pending().expect("the pending row");
+        assert_eq!(&last.row()[..], b"z");
+        assert!(rows.complete_pending().is_none());
     }
 }
