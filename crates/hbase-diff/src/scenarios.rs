@@ -2247,6 +2247,35 @@ pub(crate) fn all() -> Vec<Scenario> {
         let mut h = wire::header("ClientService", ConnOpts::JAVA);
         h.cell_block_compressor_class = Some("com.example.NoSuchCompressor".into());
         raw("header-unknown-compressor", hdr(h), false, false);
+        // A known compressor is accepted; a request cellblock that does not inflate with it is
+        // answered on its call (HBase cannot read the call's parameters) and the connection
+        // stays up. Snappy: what Hadoop's block stream makes of bytes that are not Snappy.
+        for (name, class) in [
+            ("gzip", hbclient_proto::compress::GZIP_CODEC_CLASS),
+            ("snappy", hbclient_proto::compress::SNAPPY_CODEC_CLASS),
+        ] {
+            let mut h = wire::header("ClientService", ConnOpts::JAVA);
+            h.cell_block_compressor_class = Some(class.into());
+            let mut v = hdr(h);
+            let get = pb::GetRequest {
+                region: pb::RegionSpecifier {
+                    r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+                    value: b"no-such-region".to_vec().into(),
+                },
+                get: pb::Get {
+                    row: b"r".to_vec().into(),
+                    ..Default::default()
+                },
+            };
+            let header = pb::RequestHeader {
+                call_id: Some(9),
+                method_name: Some("Get".into()),
+                ..Default::default()
+            };
+            let garbage = b"\x00\x00\x00\x10\x00\x00\x00\x08not a compressed cellblock";
+            v.extend_from_slice(&hbclient_proto::frame::encode_request(header, &get, garbage));
+            raw(&format!("compressor-{name}-bad-cellblock"), v, false, false);
+        }
         raw(
             "header-good",
             hdr(wire::header("ClientService", ConnOpts::JAVA)),

@@ -30,6 +30,13 @@ pub const LZ4_CODEC_CLASS: &str = "org.apache.hadoop.io.compress.Lz4Codec";
 /// decompressor's output buffer, so no block may decode to more than this.
 const HADOOP_BLOCK_BUFFER: usize = 256 * 1024;
 
+/// Every codec class this crate knows, with the feature that builds it.
+const KNOWN: [(&str, &str); 3] = [
+    (GZIP_CODEC_CLASS, "gzip"),
+    (SNAPPY_CODEC_CLASS, "snappy"),
+    (LZ4_CODEC_CLASS, "lz4"),
+];
+
 /// A cellblock compressor this build implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -76,27 +83,33 @@ impl Compressor {
         Compressor::Lz4,
     ];
 
-    /// The compressor of a Hadoop codec class name. Also takes the short names `gz`/`gzip`,
-    /// `snappy` and `lz4` (any case), as HBase's own `Compression.Algorithm` names them.
+    /// The compressor of a Hadoop codec class name, exactly as a server resolves it (a server
+    /// loads the class by this name, so nothing else is accepted).
     pub fn from_class(class: &str) -> Result<Compressor, UnsupportedCompressor> {
-        let class = class.trim();
-        let (full, feature) = match class.to_ascii_lowercase().as_str() {
-            "gz" | "gzip" => (GZIP_CODEC_CLASS, "gzip"),
-            "snappy" => (SNAPPY_CODEC_CLASS, "snappy"),
-            "lz4" => (LZ4_CODEC_CLASS, "lz4"),
-            _ if class == GZIP_CODEC_CLASS => (GZIP_CODEC_CLASS, "gzip"),
-            _ if class == SNAPPY_CODEC_CLASS => (SNAPPY_CODEC_CLASS, "snappy"),
-            _ if class == LZ4_CODEC_CLASS => (LZ4_CODEC_CLASS, "lz4"),
-            _ => return Err(UnsupportedCompressor::Unknown(class.to_string())),
+        let Some(&(known, feature)) = KNOWN.iter().find(|(known, _)| *known == class) else {
+            return Err(UnsupportedCompressor::Unknown(class.to_string()));
         };
         Compressor::ALL
             .iter()
             .copied()
-            .find(|c| c.class() == full)
+            .find(|c| c.class() == known)
             .ok_or(UnsupportedCompressor::NotBuilt {
-                class: full,
+                class: known,
                 feature,
             })
+    }
+
+    /// A compressor named by its Hadoop class or by a short name, `gz`/`gzip`, `snappy` or
+    /// `lz4` (any case, as HBase's `Compression.Algorithm` names them): what users may write in
+    /// a configuration.
+    pub fn parse(name: &str) -> Result<Compressor, UnsupportedCompressor> {
+        let name = name.trim();
+        match name.to_ascii_lowercase().as_str() {
+            "gz" | "gzip" => Compressor::from_class(GZIP_CODEC_CLASS),
+            "snappy" => Compressor::from_class(SNAPPY_CODEC_CLASS),
+            "lz4" => Compressor::from_class(LZ4_CODEC_CLASS),
+            _ => Compressor::from_class(name),
+        }
     }
 
     /// The Hadoop class name sent in the connection header.

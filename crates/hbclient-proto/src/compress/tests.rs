@@ -142,7 +142,10 @@ fn decompression_is_bounded_and_rejects_garbage() {
 fn classes_and_short_names_resolve() {
     for &c in Compressor::ALL {
         assert_eq!(Compressor::from_class(c.class()), Ok(c));
-        assert_eq!(Compressor::from_class(&c.name().to_uppercase()), Ok(c));
+        assert_eq!(Compressor::parse(&c.name().to_uppercase()), Ok(c));
+        assert_eq!(Compressor::parse(&format!(" {} ", c.class())), Ok(c));
+        // A server loads the class by its exact name: no short names there.
+        assert!(Compressor::from_class(c.name()).is_err());
         assert_eq!(c.to_string(), c.class());
     }
     assert_eq!(

@@ -137,6 +137,7 @@ async fn open(addr: SocketAddr, common: Arc<Common>) -> Arc<RpcConnection> {
         user: "test".into(),
         layers: Layers::new(&Config::default()).unwrap(),
         attributes: Default::default(),
+        compressor: None,
     };
     RpcConnection::connect(spec, common, Arc::new(Metrics::default()))
         .await
@@ -411,6 +412,7 @@ fn connection_header_carries_the_configured_attributes() {
         user: "u".into(),
         layers: Layers::new(&Config::default()).unwrap(),
         attributes: Arc::new([("app", "x")].into_iter().collect()),
+        compressor: None,
     };
     let header = connection_header(&spec);
     assert_eq!(header.attribute.len(), 1);
