@@ -2249,11 +2249,11 @@ pub(crate) fn all() -> Vec<Scenario> {
         raw("header-unknown-compressor", hdr(h), false, false);
         // A known compressor is accepted; a request cellblock that does not inflate with it is
         // answered on its call (HBase cannot read the call's parameters) and the connection
-        // stays up. Snappy: what Hadoop's block stream makes of bytes that are not Snappy.
-        for (name, class) in [
-            ("gzip", hbclient_proto::compress::GZIP_CODEC_CLASS),
-            ("snappy", hbclient_proto::compress::SNAPPY_CODEC_CLASS),
-        ] {
+        // stays up. Gzip only: on HBase 2.6.4 one bad Snappy cellblock leaves the server's
+        // pooled SnappyDecompressor broken (every later Snappy request cellblock on that region
+        // server fails with BufferOverflowException until restart), which would break the
+        // suite's Snappy test that conformance runs after this harness.
+        for (name, class) in [("gzip", hbclient_proto::compress::GZIP_CODEC_CLASS)] {
             let mut h = wire::header("ClientService", ConnOpts::JAVA);
             h.cell_block_compressor_class = Some(class.into());
             let mut v = hdr(h);
@@ -2273,7 +2273,9 @@ pub(crate) fn all() -> Vec<Scenario> {
                 ..Default::default()
             };
             let garbage = b"\x00\x00\x00\x10\x00\x00\x00\x08not a compressed cellblock";
-            v.extend_from_slice(&hbclient_proto::frame::encode_request(header, &get, garbage));
+            v.extend_from_slice(&hbclient_proto::frame::encode_request(
+                header, &get, garbage,
+            ));
             raw(&format!("compressor-{name}-bad-cellblock"), v, false, false);
         }
         raw(

@@ -5,7 +5,11 @@
 
 use hbclient::{Compressor, Connection, Get, Put, Scan};
 
-use crate::support::{scan_all, value, TestCluster};
+use std::time::Duration;
+
+use hbclient::ErrorKind;
+
+use crate::support::{scan_all, skipped, value, TestCluster};
 
 const ROWS: usize = 40;
 const VALUE_LEN: usize = 1024;
@@ -45,13 +49,24 @@ async fn read(conn: &Connection, table: &str, salt: usize, label: &str) {
         .await
         .unwrap_or_else(|e| panic!("{label}: gets: {e}"));
     for (i, row) in rows.iter().enumerate() {
-        assert_eq!(value(row, "f", "q"), Some(value_of(i * 2, salt)), "{label}: get {i}");
+        assert_eq!(
+            value(row, "f", "q"),
+            Some(value_of(i * 2, salt)),
+            "{label}: get {i}"
+        );
     }
     let scanned = scan_all(&t, Scan::new()).await;
     assert_eq!(scanned.len(), ROWS, "{label}: scanned rows");
     for row in &scanned {
-        let r: usize = std::str::from_utf8(&row.row()[1..]).unwrap().parse().unwrap();
-        assert_eq!(value(row, "f", "q"), Some(value_of(r, salt)), "{label}: scan {r}");
+        let r: usize = std::str::from_utf8(&row.row()[1..])
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(
+            value(row, "f", "q"),
+            Some(value_of(r, salt)),
+            "{label}: scan {r}"
+        );
     }
 }
 
@@ -76,6 +91,13 @@ async fn every_codec_compresses_cellblocks_both_ways_and_round_trips() {
     workload(&plain_conn, &name, 0, "warm-up").await;
     let (plain_out, plain_in) = workload(&plain_conn, &name, 1, "plain").await;
     for (i, &codec) in Compressor::ALL.iter().enumerate() {
+        if codec == Compressor::Lz4 && !c.is_mini() {
+            skipped(
+                "compression::every_codec (lz4)",
+                "a stock HBase cannot load Lz4Codec (see lz4_is_never_answered_by_a_stock_server)",
+            );
+            continue;
+        }
         let conn = c
             .connect_with(|b| b.set("hbase.client.rpc.compressor", codec.class()).unwrap())
             .await;
@@ -89,7 +111,11 @@ async fn every_codec_compresses_cellblocks_both_ways_and_round_trips() {
         );
         // 40 KB of values each way: only compressed cellblocks make both directions this much
         // smaller (headers and protobuf bodies stay plain, hence not 10x).
-        assert!(out * 3 < plain_out, "{}: sent {out} vs plain {plain_out}", codec.name());
+        assert!(
+            out * 3 < plain_out,
+            "{}: sent {out} vs plain {plain_out}",
+            codec.name()
+        );
         assert!(
             received * 3 < plain_in,
             "{}: received {received} vs plain {plain_in}",
@@ -98,4 +124,38 @@ async fn every_codec_compresses_cellblocks_both_ways_and_round_trips() {
         // What the server inflated from our compressed cells is what a plain reader sees.
         read(&plain_conn, &name, salt + 1, "plain reader").await;
     }
+}
+
+/// HBase's Maven artifacts do not bring lz4-java, which Hadoop's `Lz4Codec` needs (since Hadoop
+/// 3.3.1): the server accepts the class in the connection header, then its handler dies with
+/// `NoClassDefFoundError: net/jpountz/lz4/LZ4Factory` when it builds the first compressed answer
+/// and never answers the call. The client must fail at its deadline, not hang. If this starts
+/// passing a call, the server gained lz4-java: run the round-trip test with lz4 too.
+#[tokio::test]
+async fn lz4_is_never_answered_by_a_stock_server() {
+    let c = TestCluster::start().await;
+    if c.is_mini() {
+        skipped(
+            "compression::lz4_is_never_answered_by_a_stock_server",
+            "describes a real HBase without lz4-java; mini-hbase implements lz4",
+        );
+        return;
+    }
+    let name = c.table(&["f"], &[]).await;
+    let conn = c
+        .connect_with(|b| {
+            b.compressor(Some(Compressor::Lz4))
+                .rpc_timeout(Duration::from_secs(2))
+                .operation_timeout(Duration::from_secs(3))
+        })
+        .await;
+    let started = std::time::Instant::now();
+    let err = conn
+        .table(&name)
+        .unwrap()
+        .get(Get::new("r"))
+        .await
+        .expect_err("a stock HBase cannot answer with Lz4Codec");
+    assert_eq!(err.kind(), ErrorKind::Timeout, "{err}");
+    assert!(started.elapsed() < Duration::from_secs(10), "{err}");
 }

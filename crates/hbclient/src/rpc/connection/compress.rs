@@ -16,7 +16,11 @@ pub(super) fn request_cells(
 ) -> Vec<u8> {
     let mut raw = BytesMut::with_capacity(cells_len);
     cells(&mut raw);
-    debug_assert_eq!(raw.len(), cells_len, "cellblock writer wrote a different length");
+    debug_assert_eq!(
+        raw.len(),
+        cells_len,
+        "cellblock writer wrote a different length"
+    );
     let mut packed = Vec::with_capacity(cells_len / 2 + 64);
     compressor.compress(&raw, &mut packed);
     packed
