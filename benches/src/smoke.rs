@@ -25,6 +25,8 @@ fn args(workload: Workload, mode: Mode, seconds: f64, dir: &Path) -> RunArgs {
         presplit: 2,
         columns: 2,
         value_size: Some(100),
+        values: crate::ValueKind::Random,
+        compressor: None,
         key_size: 2000,
         batch_size: 20,
         scan_rows: 20,
@@ -166,6 +168,12 @@ fn smoke_in(seconds: f64, dir: &Path) -> BenchResult<()> {
     let mut slow = args(Workload::RandomWrite, Mode::Async, seconds, dir);
     slow.service_time_us = 500;
     plans.push(("randomWrite async, 500 us service time".into(), slow));
+    // Compressed cellblocks of compressible values, both directions (and verified reads).
+    let mut compressed = args(Workload::RandomRead, Mode::Async, seconds, dir);
+    compressed.values = crate::ValueKind::Compressible;
+    compressed.compressor = Some(hbclient::Compressor::Snappy);
+    compressed.compare_raw = false;
+    plans.push(("randomRead async, snappy, compressible values".into(), compressed));
     // A sweep over callers and pool sizes (with raw-limit at each point).
     let mut sweep = args(Workload::RandomRead, Mode::Async, seconds / 2.0, dir);
     sweep.sweep = vec!["callers=1,4".into(), "pool=1,2".into()];

@@ -931,6 +931,30 @@ mod tests {
     }
 
     #[test]
+    fn compressor_from_key_builder_and_rejections() {
+        assert_eq!(Config::default().compressor(), None);
+        let gz = Config::builder()
+            .set("hbase.client.rpc.compressor", "org.apache.hadoop.io.compress.GzipCodec")
+            .unwrap()
+            .build();
+        assert_eq!(gz.compressor(), Some(Compressor::Gzip));
+        let short = Config::builder()
+            .set("hbase.client.rpc.compressor", " Snappy ")
+            .unwrap();
+        assert_eq!(short.clone().build().compressor(), Some(Compressor::Snappy));
+        // Empty (HBase's default value) turns it off again.
+        let off = short.set("hbase.client.rpc.compressor", "").unwrap().build();
+        assert_eq!(off.compressor(), None);
+        let lz4 = Config::builder().compressor(Some(Compressor::Lz4)).build();
+        assert_eq!(lz4.compressor(), Some(Compressor::Lz4));
+        let e = Config::builder()
+            .set("hbase.client.rpc.compressor", "org.apache.hadoop.io.compress.ZStandardCodec")
+            .unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument);
+        assert!(e.to_string().contains("hbase.client.rpc.compressor"), "{e}");
+    }
+
+    #[test]
     fn defaults_match_hbase_2() {
         let c = Config::default();
         assert_eq!(c.retries, 15);

@@ -422,4 +422,15 @@ fn connection_header_carries_the_configured_attributes() {
         ..spec
     };
     assert!(connection_header(&plain).attribute.is_empty());
+    assert_eq!(connection_header(&plain).cell_block_compressor_class, None);
+    let compressed = ConnectSpec {
+        compressor: Some(hbclient_proto::compress::Compressor::Snappy),
+        ..plain
+    };
+    assert_eq!(
+        connection_header(&compressed)
+            .cell_block_compressor_class
+            .as_deref(),
+        Some("org.apache.hadoop.io.compress.SnappyCodec")
+    );
 }
