@@ -173,7 +173,10 @@ fn smoke_in(seconds: f64, dir: &Path) -> BenchResult<()> {
     compressed.values = crate::ValueKind::Compressible;
     compressed.compressor = Some(hbclient::Compressor::Snappy);
     compressed.compare_raw = false;
-    plans.push(("randomRead async, snappy, compressible values".into(), compressed));
+    plans.push((
+        "randomRead async, snappy, compressible values".into(),
+        compressed,
+    ));
     // A sweep over callers and pool sizes (with raw-limit at each point).
     let mut sweep = args(Workload::RandomRead, Mode::Async, seconds / 2.0, dir);
     sweep.sweep = vec!["callers=1,4".into(), "pool=1,2".into()];

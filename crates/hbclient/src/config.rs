@@ -934,7 +934,10 @@ mod tests {
     fn compressor_from_key_builder_and_rejections() {
         assert_eq!(Config::default().compressor(), None);
         let gz = Config::builder()
-            .set("hbase.client.rpc.compressor", "org.apache.hadoop.io.compress.GzipCodec")
+            .set(
+                "hbase.client.rpc.compressor",
+                "org.apache.hadoop.io.compress.GzipCodec",
+            )
             .unwrap()
             .build();
         assert_eq!(gz.compressor(), Some(Compressor::Gzip));
@@ -943,12 +946,18 @@ mod tests {
             .unwrap();
         assert_eq!(short.clone().build().compressor(), Some(Compressor::Snappy));
         // Empty (HBase's default value) turns it off again.
-        let off = short.set("hbase.client.rpc.compressor", "").unwrap().build();
+        let off = short
+            .set("hbase.client.rpc.compressor", "")
+            .unwrap()
+            .build();
         assert_eq!(off.compressor(), None);
         let lz4 = Config::builder().compressor(Some(Compressor::Lz4)).build();
         assert_eq!(lz4.compressor(), Some(Compressor::Lz4));
         let e = Config::builder()
-            .set("hbase.client.rpc.compressor", "org.apache.hadoop.io.compress.ZStandardCodec")
+            .set(
+                "hbase.client.rpc.compressor",
+                "org.apache.hadoop.io.compress.ZStandardCodec",
+            )
             .unwrap_err();
         assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument);
         assert!(e.to_string().contains("hbase.client.rpc.compressor"), "{e}");
