@@ -302,12 +302,15 @@ mod block {
         }
     }
 
+    /// Appends one chunk's output (at most the given room) and returns how many bytes it wrote.
+    type Unchunk = fn(&[u8], usize, &mut Vec<u8>) -> Result<usize, DecodeError>;
+
     /// Reads blocks until the data ends (or a zero-length block, Hadoop's end mark). `unchunk`
     /// appends one chunk's output, at most `room` bytes, and returns how many it wrote.
     pub(super) fn decompress(
         data: &[u8],
         limit: usize,
-        unchunk: fn(&[u8], usize, &mut Vec<u8>) -> Result<usize, DecodeError>,
+        unchunk: Unchunk,
     ) -> Result<Vec<u8>, DecodeError> {
         let mut out = Vec::with_capacity(data.len().saturating_mul(3).min(limit));
         let mut rest = data;
