@@ -3,11 +3,10 @@
 //! and the cellblock of every answer is compressed with the same codec.
 
 use bytes::Bytes;
-use hbclient_proto::frame::RequestFrame;
+use hbclient_proto::frame::{RequestFrame, DEFAULT_MAX_FRAME_LEN};
 
 use crate::call::{Conn, Reply};
 use crate::exception::{class, RemoteException};
-use crate::server::limits::MAX_REQUEST_SIZE;
 
 /// The request with its cellblock inflated. A cellblock that does not decompress is answered on
 /// the call, as HBase's `ServerRpcConnection.processRequest` does when it cannot read a call's
@@ -22,9 +21,10 @@ pub(crate) fn inflate_request(
     if request.cellblock.is_empty() {
         return Ok(request);
     }
-    // Inflated cells may not exceed what an uncompressed request could carry.
+    // Inflated cells may not exceed what an uncompressed frame could carry (256 MiB, also
+    // HBase's `hbase.ipc.max.request.size` default).
     let raw = compressor
-        .decompress(&request.cellblock, MAX_REQUEST_SIZE)
+        .decompress(&request.cellblock, DEFAULT_MAX_FRAME_LEN)
         .map_err(|e| {
             RemoteException::new(
                 class::IO,
