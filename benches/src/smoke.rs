@@ -172,7 +172,6 @@ fn smoke_in(seconds: f64, dir: &Path) -> BenchResult<()> {
     let mut compressed = args(Workload::RandomRead, Mode::Async, seconds, dir);
     compressed.values = crate::ValueKind::Compressible;
     compressed.compressor = Some(hbclient::Compressor::Snappy);
-    compressed.compare_raw = false;
     plans.push((
         "randomRead async, snappy, compressible values".into(),
         compressed,
