@@ -63,6 +63,8 @@ case "${HBASE_VERSION:-}" in
     echo "rpc bootstrap refused in $(( $(date +%s) - t0 )) s (exit $rc)"
     ;;
 esac
+# The suite includes cellblock compression (tests/suite/compression.rs): gzip and snappy round
+# trips with wire-byte checks both ways, and lz4's unanswered calls on a stock server (~3 s).
 for target in "${targets[@]}"; do
   echo "== integration suite against real HBase via $target"
   HBCLIENT_TEST_CLUSTER="$target" cargo test -p hbclient --test suite

@@ -171,6 +171,14 @@ pub(crate) struct RunArgs {
     /// Bytes per value (default 1000 as PE; 4000 for largeRows).
     #[arg(long)]
     pub(crate) value_size: Option<usize>,
+    /// Value content: `random` bytes (incompressible) or `compressible` (db_bench-style: a
+    /// random printable segment of a quarter of the value, repeated; about 4:1).
+    #[arg(long, value_enum, default_value = "random")]
+    pub(crate) values: ValueKind,
+    /// Cellblock compressor (`hbase.client.rpc.compressor`): a Hadoop codec class, or `gz`,
+    /// `snappy`, `lz4`. Default: none.
+    #[arg(long, value_parser = parse_compressor)]
+    pub(crate) compressor: Option<hbclient::Compressor>,
     /// Key length of largeRows (26 random digits, then random letters).
     #[arg(long, default_value_t = 2000)]
     pub(crate) key_size: usize,
@@ -257,4 +265,35 @@ pub(crate) struct SmokeArgs {
     /// Keep the JSON results and plots here (default: a temporary directory, removed after).
     #[arg(long)]
     pub(crate) output: Option<PathBuf>,
+}
+
+fn parse_compressor(name: &str) -> Result<hbclient::Compressor, String> {
+    hbclient::Compressor::parse(name).map_err(|e| e.to_string())
+}
+
+/// What values are made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ValueKind {
+    /// Random bytes: nothing to compress.
+    Random,
+    /// A random printable quarter of the value repeated to its length (db_bench's
+    /// `compression_ratio` 0.25 idea): compresses about 4:1, differently per row.
+    Compressible,
+}
+
+impl ValueKind {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            ValueKind::Random => "random",
+            ValueKind::Compressible => "compressible",
+        }
+    }
+
+    pub(crate) fn parse(name: &str) -> Option<ValueKind> {
+        match name {
+            "random" => Some(ValueKind::Random),
+            "compressible" => Some(ValueKind::Compressible),
+            _ => None,
+        }
+    }
 }

@@ -224,6 +224,7 @@ impl Session<'_> {
         let spec = TargetSpec::parse(&args.target, args.region_servers, args.service_time_us)?;
         let machine = Machine::now();
         let mut target = Target::start(spec)?;
+        target.compressor = args.compressor;
         let mut gen = OpGen::new(args);
         let setup = target.connect(1)?;
         target.prepare_table(
@@ -279,6 +280,8 @@ impl Session<'_> {
             "warmup_s": a.warmup,
             "columns": a.columns,
             "value_size": a.value_size(),
+            "values": a.values.name(),
+            "compressor": a.compressor.map(|c| c.name()),
             "key_size": if a.workload == Workload::LargeRows { a.key_size } else { KEY_DIGITS },
             "batch_size": a.batch_size,
             "scan_rows": a.scan_rows,

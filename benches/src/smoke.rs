@@ -26,6 +26,8 @@ fn args(workload: Workload, mode: Mode, seconds: f64, dir: &Path) -> RunArgs {
         presplit: 2,
         columns: 2,
         value_size: Some(100),
+        values: crate::args::ValueKind::Random,
+        compressor: None,
         key_size: 2000,
         batch_size: 20,
         scan_rows: 20,
@@ -194,6 +196,14 @@ fn smoke_in(seconds: f64, dir: &Path) -> BenchResult<()> {
     let mut slow = args(Workload::RandomWrite, Mode::Async, seconds, dir);
     slow.service_time_us = 500;
     plans.push(("randomWrite async, 500 us service time".into(), slow));
+    // Compressed cellblocks of compressible values, both directions (and verified reads).
+    let mut compressed = args(Workload::RandomRead, Mode::Async, seconds, dir);
+    compressed.values = crate::args::ValueKind::Compressible;
+    compressed.compressor = Some(hbclient::Compressor::Snappy);
+    plans.push((
+        "randomRead async, snappy, compressible values".into(),
+        compressed,
+    ));
     // Scans with their RPCs shaped: small caching, then a small max result size (several RPCs
     // per region either way), and a parallel scan over more regions than it runs at once.
     let mut cached = args(Workload::Scan, Mode::Async, seconds, dir);

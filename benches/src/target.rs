@@ -83,6 +83,8 @@ pub(crate) struct Target {
     /// Runtime of the embedded cluster (dropped last).
     server_rt: Option<Runtime>,
     service_rule: Option<RuleId>,
+    /// `hbase.client.rpc.compressor` of every client connection (`--compressor`).
+    pub(crate) compressor: Option<hbclient::Compressor>,
 }
 
 impl Drop for Target {
@@ -129,6 +131,7 @@ impl Target {
             cluster,
             server_rt,
             service_rule: None,
+            compressor: None,
         })
     }
 
@@ -144,7 +147,7 @@ impl Target {
             }
             _ => Config::builder(),
         };
-        let builder = site.pool_size(pool_size);
+        let builder = site.pool_size(pool_size).compressor(self.compressor);
         Ok(match (&self.spec, &self.cluster) {
             (TargetSpec::Zk(q), _) => builder.zookeeper(q).build(),
             (TargetSpec::Rpc(a), _) => builder.bootstrap(a).build(),

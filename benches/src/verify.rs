@@ -89,6 +89,14 @@ pub(crate) fn read_record(dir: &Path) -> BenchResult<(OpGen, String, HashSet<Vec
         num("key_size")? as usize,
         &text("family")?,
         num("columns")? as usize,
+        // Runs from before `--values` wrote only random values.
+        params["values"]
+            .as_str()
+            .map_or(
+                Some(crate::args::ValueKind::Random),
+                crate::args::ValueKind::parse,
+            )
+            .ok_or("verify.json has an unknown values kind")?,
     );
     let file = std::fs::File::open(dir.join(ACKED_KEYS)).map_err(ctx("opening acked-keys.hex"))?;
     let mut keys = HashSet::new();

@@ -13,7 +13,7 @@ use hbclient_proto::pb;
 use prost::Message;
 
 use crate::acks::AckLog;
-use crate::args::{RunArgs, Workload};
+use crate::args::{RunArgs, ValueKind, Workload};
 use crate::keys::{row_key, Rng, KEY_DIGITS};
 use crate::measure::Outcome;
 
@@ -40,6 +40,8 @@ pub(crate) struct OpGen {
     pub(crate) regions: Vec<(Bytes, Bytes)>,
     /// Random bytes for values.
     values: Bytes,
+    /// What values are made of.
+    value_kind: ValueKind,
     /// Random letters for long keys.
     letters: Bytes,
 }
@@ -102,6 +104,7 @@ impl OpGen {
             args.key_size,
             &args.family,
             args.columns,
+            args.values,
         );
         gen.workload = args.workload;
         gen.rows = args.rows.max(1);
@@ -120,6 +123,7 @@ impl OpGen {
         key_size: usize,
         family: &str,
         columns: usize,
+        value_kind: ValueKind,
     ) -> OpGen {
         let mut rng = Rng::new(seed);
         let values: Vec<u8> = (0..value_size + POOL_SLACK)
@@ -144,6 +148,7 @@ impl OpGen {
             scan_parallelism: 1,
             regions: Vec::new(),
             values: values.into(),
+            value_kind,
             letters: letters.into(),
         }
     }
@@ -171,7 +176,20 @@ impl OpGen {
         for &b in row.iter().chain((column as u64).to_le_bytes().iter()) {
             h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3);
         }
-        let at = Rng(h).next_u64() % POOL_SLACK as u64;
+        let mut rng = Rng(h);
+        if self.value_kind == ValueKind::Compressible {
+            let segment: Vec<u8> = (0..self.value_size.div_ceil(4).max(1))
+                .map(|_| b' ' + rng.below(95) as u8)
+                .collect();
+            return segment
+                .iter()
+                .copied()
+                .cycle()
+                .take(self.value_size)
+                .collect::<Vec<u8>>()
+                .into();
+        }
+        let at = rng.next_u64() % POOL_SLACK as u64;
         self.values
             .slice(at as usize..at as usize + self.value_size)
     }

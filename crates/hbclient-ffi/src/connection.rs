@@ -132,6 +132,13 @@ pub unsafe extern "C" fn hb_config_new(out: *mut *mut hb_config) -> hb_status {
 /// `hbclient.metrics.per.server` (bool; per-server metric series in builds of hbclient with its
 /// `metrics` feature, which libhbclient is not: accepted, no effect).
 ///
+/// Compression: `hbase.client.rpc.compressor` (text: a Hadoop codec class,
+/// `org.apache.hadoop.io.compress.GzipCodec`, `...SnappyCodec` or `...Lz4Codec`, or the short
+/// names `gz`, `snappy`, `lz4`; empty: none, the default). Cells travel compressed both ways:
+/// fewer bytes on the wire for compressible values, for CPU on both ends. A stock HBase 2.6 from
+/// Maven lacks lz4-java and never answers calls on an `Lz4Codec` connection: use gzip or snappy
+/// there.
+///
 /// TLS: `hbase.client.netty.tls.enabled` (bool), `hbase.client.netty.tls.verify.server.hostname`
 /// (bool), `hbase.client.netty.tls.handshaketimeout` (ms), `hbase.rpc.tls.protocol`,
 /// `hbase.rpc.tls.enabledProtocols`, `hbase.rpc.tls.ciphersuites` (text),

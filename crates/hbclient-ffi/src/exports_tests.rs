@@ -51,6 +51,11 @@ fn text(p: *const c_char) -> String {
 }
 
 unsafe fn connect() -> *mut hb_connection {
+    unsafe { connect_with(&[]) }
+}
+
+/// A connection to the test cluster with these configuration keys set too.
+unsafe fn connect_with(extra: &[(&str, &str)]) -> *mut hb_connection {
     let mut cfg = null_mut();
     assert_eq!(unsafe { hb_config_new(&mut cfg) }, HB_OK);
     let key = CString::new("hbase.client.bootstrap.servers").unwrap();
@@ -59,10 +64,13 @@ unsafe fn connect() -> *mut hb_connection {
         unsafe { hb_config_set(cfg, key.as_ptr().cast(), value.as_ptr().cast()) },
         HB_OK
     );
-    for (k, v) in [
+    for &(k, v) in [
         ("hbase.client.pause", "20"),
         ("hbase.client.operation.timeout", "30000"),
-    ] {
+    ]
+    .iter()
+    .chain(extra)
+    {
         let (k, v) = (CString::new(k).unwrap(), CString::new(v).unwrap());
         assert_eq!(
             unsafe { hb_config_set(cfg, k.as_ptr().cast(), v.as_ptr().cast()) },
@@ -218,6 +226,46 @@ fn config_directories_and_security_keys() {
         hb_config_free(cfg);
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(text(hb_status_str(14)), "authentication failed");
+    }
+}
+
+/// `hbase.client.rpc.compressor` through the key/value path: each codec writes and reads a
+/// compressible value through compressed cellblocks; an unknown codec is refused with a reason.
+#[test]
+fn compressed_cellblocks_through_the_config_key() {
+    unsafe {
+        let value = b"compressible ".repeat(200);
+        for codec in ["org.apache.hadoop.io.compress.GzipCodec", "snappy", "LZ4"] {
+            let conn = connect_with(&[("hbase.client.rpc.compressor", codec)]);
+            let table = open_table(conn, "t");
+            let row = format!("compressed-{codec}");
+            let p = put(row.as_bytes(), &value);
+            assert_eq!(hb_table_put(table, p, null_mut()), HB_OK, "{codec}");
+            hb_put_free(p);
+            let g = get(row.as_bytes());
+            let mut result = null_mut();
+            assert_eq!(hb_table_get(table, g, &mut result, null_mut()), HB_OK);
+            assert_eq!(value_of(result).as_deref(), Some(&value[..]), "{codec}");
+            hb_result_free(result);
+            hb_get_free(g);
+            hb_table_free(table);
+            hb_connection_close(conn);
+        }
+        let mut cfg = null_mut();
+        assert_eq!(hb_config_new(&mut cfg), HB_OK);
+        let mut err = null_mut();
+        assert_eq!(
+            hb_config_set_err(
+                cfg,
+                c"hbase.client.rpc.compressor".as_ptr().cast(),
+                c"zstd".as_ptr().cast(),
+                &mut err
+            ),
+            HB_ERR_INVALID_ARGUMENT
+        );
+        assert!(text(hb_error_message(err)).contains("unknown cellblock compressor"));
+        hb_error_free(err);
+        hb_config_free(cfg);
     }
 }
 

@@ -6,6 +6,7 @@
 
 pub mod binary_text;
 pub mod cell;
+pub mod compress;
 pub mod error;
 pub mod exceptions;
 pub mod frame;

@@ -49,6 +49,7 @@ pub use client::Connection;
 pub use config::{Config, ConfigBuilder, Discovery};
 pub use error::{Error, ErrorKind, RemoteError, Result};
 pub use hbclient_proto::cell::{Cell, CellType, LATEST_TIMESTAMP};
+pub use hbclient_proto::compress::Compressor;
 pub use hbclient_proto::meta::TableName;
 pub use metrics::MetricsSnapshot;
 pub use mutator::{

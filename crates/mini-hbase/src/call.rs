@@ -70,6 +70,8 @@ pub(crate) struct Conn {
     pub(crate) client_version: Option<(u32, u32)>,
     /// `ConnectionHeader.attribute` (HBase 2.6 connection attributes).
     pub(crate) attributes: Vec<pb::NameBytesPair>,
+    /// `ConnectionHeader.cell_block_compressor_class`: cellblocks are compressed both ways.
+    pub(crate) compressor: Option<hbclient_proto::compress::Compressor>,
 }
 
 impl Conn {

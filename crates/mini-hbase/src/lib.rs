@@ -21,6 +21,7 @@ mod call;
 mod catalog;
 mod client_service;
 mod cluster;
+mod compression;
 mod condition;
 pub mod exception;
 pub mod faults;

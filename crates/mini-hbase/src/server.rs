@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
+use hbclient_proto::compress::Compressor;
 use hbclient_proto::frame::{self, RequestFrame, CONNECTION_CALL_ID};
 use hbclient_proto::pb;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -16,6 +17,7 @@ use tokio::sync::{mpsc, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::call::{CallResult, Conn, Fail, Service, WireFaults};
+use crate::compression;
 use crate::exception::{class, RemoteException};
 use crate::faults::ServerId;
 use crate::state::Shared;
@@ -382,15 +384,18 @@ async fn handshake(
         Some(frame::KEY_VALUE_CODEC_CLASS) | Some(frame::KEY_VALUE_CODEC_WITH_TAGS_CLASS) => true,
         Some(other) => return reject(format!("cell codec {other}")),
     };
-    if let Some(compressor) = header
+    // HBase loads the class by name (`Class.forName`); an unknown one is the same silent close.
+    let compressor = match header
         .cell_block_compressor_class
         .as_deref()
         .filter(|c| !c.is_empty())
     {
-        return reject(format!(
-            "compressor {compressor} (not implemented by mini-hbase)"
-        ));
-    }
+        None => None,
+        Some(class) => match Compressor::from_class(class) {
+            Ok(compressor) => Some(compressor),
+            Err(e) => return reject(e.to_string()),
+        },
+    };
     let client_version = header.version_info.as_ref().map(|v| {
         let mut parts = v.version.split(['.', '-']).map(|p| p.parse::<u32>().ok());
         let major = v.version_major.or(parts.next().flatten()).unwrap_or(0);
@@ -406,6 +411,7 @@ async fn handshake(
         client_version,
         // HBase keeps these for coprocessors whatever their names; nothing is rejected.
         attributes: header.attribute,
+        compressor,
     }))
 }
 
@@ -443,10 +449,14 @@ async fn run_call(
         .traces
         .record(&method, request.header.trace_info.as_ref());
     let result = match conn.fault_point(&method, None).await {
-        Ok(()) => dispatch(&conn, &method, &request).await,
+        Ok(()) => match compression::inflate_request(&conn, request) {
+            Ok(request) => dispatch(&conn, &method, &request).await,
+            Err(e) => Err(Fail::Exception(e)),
+        },
         Err(fail) => Err(fail),
     };
     let closes = matches!(result, Err(Fail::CloseConnection));
+    let result = result.map(|reply| compression::deflate_reply(&conn, reply));
     match answer(call_id, result) {
         Some(frame) => {
             tokio::select! {
@@ -499,6 +509,7 @@ pub(crate) async fn serve_one(
         wire: WireFaults::default(),
         client_version: cellblocks.then_some((2, 6)),
         attributes: Vec::new(),
+        compressor: None,
     };
     let request = match RequestFrame::decode(body) {
         Ok(request) => request,

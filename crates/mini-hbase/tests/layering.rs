@@ -19,6 +19,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("master_service", 4),
     ("admin_ops", 4),
     ("registry", 4),
+    // Cellblock compression of a connection's calls (uses call types).
+    ("compression", 4),
     // Region helpers and call types.
     ("call", 3),
     ("region_ops", 3),

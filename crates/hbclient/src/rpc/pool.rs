@@ -176,6 +176,7 @@ impl RpcPool {
             user: self.config.user.clone(),
             layers: self.layers.clone(),
             attributes: self.config.connection_attributes.clone(),
+            compressor: self.config.compressor,
         };
         match RpcConnection::connect(spec, self.common.clone(), self.metrics.clone()).await {
             Ok(conn) => {

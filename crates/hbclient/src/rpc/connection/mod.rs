@@ -7,8 +7,10 @@
 //! completes calls by id (cellblocks stay slices of the received buffer) and fails every pending
 //! call with the same error when the connection dies. Files: this one is the handle and the call
 //! path; `router` the owner task, `pending` its call map, `write` write coalescing, `read`
-//! answer dispatch.
+//! answer dispatch, `compress` cellblock compression (in the caller's task, so it never slows
+//! the router).
 
+mod compress;
 mod pending;
 mod read;
 mod router;
@@ -19,6 +21,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bytes::BytesMut;
+use hbclient_proto::compress::Compressor;
 use hbclient_proto::frame::{self, ResponseFrame};
 use hbclient_proto::pb;
 use prost::Message;
@@ -59,6 +62,8 @@ pub(crate) struct ConnectSpec {
     pub(crate) layers: Arc<Layers>,
     /// Sent once in the connection header (`ConnectionHeader.attribute`, HBase 2.6+).
     pub(crate) attributes: Arc<crate::request::Attributes>,
+    /// Announced in the connection header; then every cellblock, both ways, is compressed.
+    pub(crate) compressor: Option<Compressor>,
 }
 
 /// What every connection of one client shares: where its tasks run, the client-wide byte budget
@@ -131,7 +136,7 @@ fn connection_header(spec: &ConnectSpec) -> pb::ConnectionHeader {
         }),
         service_name: Some(spec.service.name().to_string()),
         cell_block_codec_class: Some(frame::KEY_VALUE_CODEC_CLASS.to_string()),
-        cell_block_compressor_class: None,
+        cell_block_compressor_class: spec.compressor.map(|c| c.class().to_string()),
         // Claiming 2.x makes servers send RetryImmediatelyException instead of older errors.
         version_info: Some(pb::VersionInfo {
             version: "2.6.0".into(),
@@ -238,7 +243,13 @@ impl RpcConnection {
         }
         let id = ids.next();
         let header = request_header(id, method, meta, timeout);
-        let frame = frame::encode_request_with(header, param, cells_len, cells);
+        let frame = match self.spec.compressor {
+            Some(compressor) if cells_len > 0 => {
+                let packed = compress::request_cells(compressor, cells_len, cells);
+                frame::encode_request(header, param, &packed)
+            }
+            _ => frame::encode_request_with(header, param, cells_len, cells),
+        };
         let sent_bytes = frame.len() as u64;
         let (reply, answer) = oneshot::channel();
         let deadline = Instant::now() + timeout;
@@ -298,7 +309,11 @@ impl RpcConnection {
             guard.armed = false;
         }
         drop(guard);
-        let response = outcome?;
+        let mut response = outcome?;
+        if let Some(compressor) = self.spec.compressor {
+            compress::inflate_response(compressor, &mut response)
+                .map_err(|e| e.with_context("server", self.spec.addr.clone()))?;
+        }
         if let Some(exception) = &response.header.exception {
             return Err(Error::remote(remote_error(exception))
                 .with_context("server", self.spec.addr.clone()));

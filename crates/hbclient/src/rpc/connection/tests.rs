@@ -137,6 +137,7 @@ async fn open(addr: SocketAddr, common: Arc<Common>) -> Arc<RpcConnection> {
         user: "test".into(),
         layers: Layers::new(&Config::default()).unwrap(),
         attributes: Default::default(),
+        compressor: None,
     };
     RpcConnection::connect(spec, common, Arc::new(Metrics::default()))
         .await
@@ -411,6 +412,7 @@ fn connection_header_carries_the_configured_attributes() {
         user: "u".into(),
         layers: Layers::new(&Config::default()).unwrap(),
         attributes: Arc::new([("app", "x")].into_iter().collect()),
+        compressor: None,
     };
     let header = connection_header(&spec);
     assert_eq!(header.attribute.len(), 1);
@@ -420,4 +422,15 @@ fn connection_header_carries_the_configured_attributes() {
         ..spec
     };
     assert!(connection_header(&plain).attribute.is_empty());
+    assert_eq!(connection_header(&plain).cell_block_compressor_class, None);
+    let compressed = ConnectSpec {
+        compressor: Some(hbclient_proto::compress::Compressor::Snappy),
+        ..plain
+    };
+    assert_eq!(
+        connection_header(&compressed)
+            .cell_block_compressor_class
+            .as_deref(),
+        Some("org.apache.hadoop.io.compress.SnappyCodec")
+    );
 }
