@@ -27,25 +27,15 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ROOT="$(cd "$HERE/../.." && pwd)"
-PIN="$(sed -n 's/^DEFAULT_HBASE_VERSION=\(.*\)$/\1/p' "$ROOT/scripts/hbase/hbase.sh" | head -1)"
-[ -n "$PIN" ] || { echo "ycsb.sh: cannot read DEFAULT_HBASE_VERSION from scripts/hbase/hbase.sh" >&2; exit 1; }
-HBASE_VERSION="${HBASE_VERSION:-$PIN}"
+PEER_NAME=ycsb.sh
+# ROOT, HBASE_VERSION, DEP_PLUGIN, JAVA, JAVAC, MVN and JDK_FLAGS (the same JVM flags the server gets).
+source "$HERE/java-env.sh"
 WORK="${YCSB_WORK_DIR:-$HERE/.work}"
 VDIR="$WORK/ycsb-$HBASE_VERSION"
 CPFILE="$VDIR/cp.txt"
 POM="$HERE/ycsb/pom.xml"
 SRC="$HERE/ycsb/src/hbclient/ycsb/HBase2Client.java"
-DEP_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:3.6.1
-if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then
-  JAVA="$JAVA_HOME/bin/java"; JAVAC="$JAVA_HOME/bin/javac"
-else
-  JAVA="$(command -v java || true)"; JAVAC="$(command -v javac || true)"
-fi
-MVN="${MVN:-mvn}"
 BENCH="${YCSB_BENCH:-$ROOT/target/release/hbclient-bench}"
-# shellcheck source=../../scripts/hbase/jdk-flags.sh
-source "$ROOT/scripts/hbase/jdk-flags.sh"
 
 log() { echo "ycsb.sh: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
