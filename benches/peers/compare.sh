@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Side by side, same server, same run: hbclient (async and blocking), HBase's PerformanceEvaluation (sync and
-# async client) and gohbase, each doing randomWrite then randomRead with the same rows, threads and value size,
-# strictly one after another, against a running real HBase. The server is warmed first (unmeasured hbclient
+# async client) and gohbase, each doing the --workloads (randomWrite then randomRead unless told) with the same
+# rows, threads and value size, strictly one after another, against a running real HBase. The server is warmed first (unmeasured hbclient
 # writes and reads), then the tools run interleaved over --rounds rounds (round r: every tool's randomWrite,
 # then every tool's randomRead, in --tools order). Prints one table: per tool, workload and callers the median
 # and min–max over the rounds of ops/s, p50, p99 and client CPU per op, and the ratio of medians to the
@@ -13,6 +13,15 @@
 #   --threads LIST    concurrency of every tool: hbclient tasks or threads, PE threads, gohbase goroutines;
 #                     a comma list runs each value in every round (e.g. 4,16,64) [4]
 #   --rounds N        interleaved rounds of every tool [3]
+#   --workloads LIST  comma list, run in this order in every round (writes before reads) [randomWrite,randomRead]:
+#                     randomWrite, bufferedWrite (hbclient's BufferedMutator, PE --autoFlush=false, gohbase
+#                     batching -rpc-queue-size 100; not for hbclient-blocking, pe-async), randomRead,
+#                     sequentialRead, scan (one pass; PE: one row per op), scanRange100 (ROWS/100 scans of 100
+#                     rows), filterScan (hbclient and gohbase: a RowFilter keeping 1% of the rows; PE: its own
+#                     value filter that keeps none, one full pass per thread); the scans and sequentialRead not
+#                     for pe-async. Rows/s and CPU per row are in the table beside ops/s.
+#   --caching N       scans: rows per scan RPC, every tool [1000]
+#   --max-result-size B  scans: bytes per scan RPC, hbclient and gohbase (PE keeps its client default) [2097152]
 #   --server-warmup S unmeasured seconds of hbclient randomWrite then randomRead (each S) before round 1 [20]
 #   --value-size N    [1000]
 #   --zk HOST:PORT    [127.0.0.1:2181]
@@ -38,6 +47,7 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$ROOT"
 
 ROWS=100000 THREADS=4 VSIZE=1000 ZK=127.0.0.1:2181 TABLE=peer_bench PRESPLIT=0 WARMUP=0 ROUNDS=3 SWARM=20
+WORKLOADS=randomWrite,randomRead CACHING=1000 MRS=2097152
 TOOLS=hbclient-async,hbclient-blocking,pe,pe-async,gohbase
 LOAD=1 SETTLE=1 DROP=0 OUT=""
 while [ $# -gt 0 ]; do
@@ -51,16 +61,28 @@ while [ $# -gt 0 ]; do
     --tools) TOOLS="$2"; shift 2 ;;
     --warmup) WARMUP="$2"; shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
+    --workloads) WORKLOADS="$2"; shift 2 ;;
+    --caching) CACHING="$2"; shift 2 ;;
+    --max-result-size) MRS="$2"; shift 2 ;;
     --server-warmup) SWARM="$2"; shift 2 ;;
     --no-load) LOAD=0; shift ;;
     --no-settle) SETTLE=0; shift ;;
     --drop) DROP=1; shift ;;
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,35p' "$HERE/compare.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,44p' "$HERE/compare.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown option $1 (--help)" >&2; exit 2 ;;
   esac
 done
 IFS=, read -r -a thread_list <<<"$THREADS"
+IFS=, read -r -a wl_list <<<"$WORKLOADS"
+for wl in "${wl_list[@]}"; do
+  case "$wl" in
+    randomWrite|bufferedWrite|randomRead|sequentialRead|scan|scanRange100|filterScan) ;;
+    *) echo "compare.sh: unknown workload $wl (--help)" >&2; exit 2 ;;
+  esac
+done
+[ $((ROWS % 100)) -eq 0 ] || [[ ",$WORKLOADS," != *,scanRange100,* ]] || { echo "compare.sh: scanRange100 needs --rows a multiple of 100" >&2; exit 2; }
+is_read() { case "$1" in randomWrite|bufferedWrite) return 1 ;; *) return 0 ;; esac; }
 for th in "${thread_list[@]}"; do
   [ $((ROWS % th)) -eq 0 ] || { echo "compare.sh: --rows must be a multiple of every --threads value (PE splits rows per thread)" >&2; exit 2; }
 done
@@ -80,7 +102,7 @@ RUNS="$OUT/runs.tsv"
 {
   echo "#!/usr/bin/env bash"
   echo "# benches/peers/compare.sh run of $(date -u +%FT%TZ), the exact commands in the order they ran, from the repo root"
-  echo "# invoked as: bash benches/peers/compare.sh $(printf '%q ' --rows "$ROWS" --threads "$THREADS" --rounds "$ROUNDS" --server-warmup "$SWARM" --value-size "$VSIZE" --zk "$ZK" --table "$TABLE" --presplit "$PRESPLIT" --tools "$TOOLS" --warmup "$WARMUP")$([ "$DROP" = 1 ] && echo --drop)"
+  echo "# invoked as: bash benches/peers/compare.sh $(printf '%q ' --rows "$ROWS" --threads "$THREADS" --rounds "$ROUNDS" --server-warmup "$SWARM" --value-size "$VSIZE" --zk "$ZK" --table "$TABLE" --presplit "$PRESPLIT" --tools "$TOOLS" --warmup "$WARMUP" --workloads "$WORKLOADS" --caching "$CACHING" --max-result-size "$MRS")$([ "$DROP" = 1 ] && echo --drop)"
 } >"$CMDS"
 
 # ------------------------------------------------------------------------------------------- prerequisites
@@ -119,14 +141,22 @@ settle() {
   { printf '%q ' bash benches/peers/pe.sh settle "$TABLE" --zk "$ZK"; echo; } >>"$CMDS"
   bash "$HERE/pe.sh" settle "$TABLE" --zk "$ZK" >&2
 }
-# hbclient-bench names its own files; move the JSON to a fixed name
+# hbclient-bench names its own files; move the JSON to a fixed name. hb LABEL MODE WORKLOAD: the table's
+# workload name, mapped to hbclient-bench's workload and options.
 hb() {
   local label="$1" mode="$2" wl="$3" tag="$1-$3-t$THR-r$ROUND" dir="$OUT/$1-$3-t$THR-r$ROUND"
   shift 3
   mkdir -p "$dir"
-  local args=(run "$wl" --mode "$mode" --target "zk:$ZK" --table "$TABLE" --rows "$ROWS" --concurrency "$THR"
-    --value-size "$VSIZE" --warmup "$WARMUP" --no-progress --output "$dir")
-  [ "$wl" != randomRead ] || args+=(--skip-load --compare-raw false)
+  local bwl="$wl" extra=()
+  case "$wl" in
+    bufferedWrite) bwl=sequentialWrite mode=buffered ;;
+    scan|filterScan) extra=(--caching "$CACHING" --max-result-size "$MRS") ;;
+    scanRange100) bwl=scanRange extra=(--scan-rows 100 --caching "$CACHING" --max-result-size "$MRS") ;;
+  esac
+  local args=(run "$bwl" --mode "$mode" --target "zk:$ZK" --table "$TABLE" --rows "$ROWS" --concurrency "$THR"
+    --value-size "$VSIZE" --warmup "$WARMUP" --no-progress --output "$dir" "${extra[@]}")
+  ! is_read "$wl" || args+=(--skip-load)
+  [ "$wl" != randomRead ] || args+=(--compare-raw false)
   run "$label" "$wl" "$OUT/$tag.json" -- "$B" "${args[@]}"
   local j; j="$(ls -t "$dir"/*.json 2>/dev/null | head -1 || true)"
   [ -z "$j" ] || cp "$j" "$OUT/$tag.json"
@@ -163,20 +193,38 @@ for t in "${tool_list[@]}"; do
 done
 for ROUND in $(seq 1 "$ROUNDS"); do
   for THR in "${thread_list[@]}"; do
-    for wl in randomWrite randomRead; do
+    for wl in "${wl_list[@]}"; do
       for t in "${tool_list[@]}"; do
-        [ "$wl" != randomRead ] || settle
+        # Tools without this workload.
+        case "$t:$wl" in
+          hbclient-blocking:bufferedWrite|pe-async:bufferedWrite|pe-async:sequentialRead|pe-async:scan*|pe-async:filterScan) continue ;;
+        esac
+        ! is_read "$wl" || settle
         tag="$t-$wl-t$THR-r$ROUND"
         case "$t" in
           hbclient-async) hb "$t" async "$wl" ;;
           hbclient-blocking) hb "$t" blocking "$wl" ;;
           pe|pe-async)
-            pwl="$wl"; [ "$t" = pe ] || pwl="async${wl^}"
+            pwl="$wl" prows="$ROWS" pextra=() perop=1
+            case "$wl" in
+              randomWrite|randomRead) [ "$t" = pe ] || pwl="async${wl^}" ;;
+              bufferedWrite) pwl=sequentialWrite pextra=(--autoFlush=false) ;;
+              scan) pextra=(--caching="$CACHING") ;;
+              scanRange100) prows=$((ROWS / 100)) perop=100 pextra=(--caching="$CACHING") ;;
+              filterScan) prows="$THR" pextra=(--caching="$CACHING") ;;
+            esac
             run "$t" "$wl" "$OUT/$tag.json" -- bash benches/peers/pe.sh run "$pwl" --zk "$ZK" --table "$TABLE" \
-              --rows "$ROWS" --threads "$THR" --value-size "$VSIZE" --output "$OUT/$tag.json" ;;
+              --rows "$prows" --threads "$THR" --value-size "$VSIZE" --rows-per-op "$perop" \
+              --output "$OUT/$tag.json" -- "${pextra[@]}" ;;
           gohbase)
-            run "$t" "$wl" "$OUT/$tag.json" -- "$GOB" -zk "$ZK" -table "$TABLE" -workload "$wl" -rows "$ROWS" \
-              -clients "$THR" -value-size "$VSIZE" -warmup "$WARMUP" -output "$OUT/$tag.json" ;;
+            gwl="$wl" gextra=()
+            case "$wl" in
+              bufferedWrite) gwl=sequentialWrite gextra=(-rpc-queue-size 100) ;;
+              scan|filterScan) gextra=(-caching "$CACHING" -max-result-size "$MRS") ;;
+              scanRange100) gextra=(-ops $((ROWS / 100)) -caching "$CACHING" -max-result-size "$MRS") ;;
+            esac
+            run "$t" "$wl" "$OUT/$tag.json" -- "$GOB" -zk "$ZK" -table "$TABLE" -workload "$gwl" -rows "$ROWS" \
+              -clients "$THR" -value-size "$VSIZE" -warmup "$WARMUP" -output "$OUT/$tag.json" "${gextra[@]}" ;;
         esac
       done
     done

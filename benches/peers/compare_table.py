@@ -6,7 +6,7 @@
                                        markdown table
 
 All tools' JSONs share hbclient-bench's key fields: result.ops_per_sec, result.latency.{mean,p50,p99}_us,
-result.errors, cpu.process_cpu_us_per_op. Every cell is the median over the rounds with its min–max; "× base"
+result.errors, cpu.process_cpu_us_per_op, and for rows result.rows_per_sec and cpu.process_cpu_us_per_row. Every cell is the median over the rounds with its min–max; "× base"
 is the ratio of medians (tool / baseline, same workload and threads; the baseline is the first label in
 runs.tsv, hbclient async unless --tools said otherwise) and, in brackets, the min–max of the per-round ratios
 (round r's tool / round r's baseline: pairs measured minutes apart, so the machine's drift mostly cancels).
@@ -39,6 +39,9 @@ FIELDS = {
     "p99_us": ("result", "latency", "p99_us"),
     "mean_us": ("result", "latency", "mean_us"),
     "cpu_us_per_op": ("cpu", "process_cpu_us_per_op"),
+    # Scans: an operation may be a whole pass, so rows are what compare.
+    "rows_per_sec": ("result", "rows_per_sec"),
+    "cpu_us_per_row": ("cpu", "process_cpu_us_per_row"),
 }
 
 
@@ -96,8 +99,8 @@ def main():
         return text, {"of_medians": m, "per_round": per}
 
     head = ("| tool | workload | threads | rounds | ops/s median [min–max] | × base | p50 µs | × base "
-            "| p99 µs | × base | client CPU µs/op | × base | errors |")
-    lines = [head, "|" + " --- |" * 13]
+            "| p99 µs | × base | client CPU µs/op | × base | rows/s | × base | CPU µs/row | × base | errors |")
+    lines = [head, "|" + " --- |" * 17]
     summary = []
     for wl in dict.fromkeys(k[1] for k in order):
         for th in dict.fromkeys(k[2] for k in order if k[1] == wl):
@@ -107,15 +110,18 @@ def main():
                     continue
                 rows = cells.get(key, {})
                 if not rows:
-                    lines.append(f"| {key[0]} | {wl} | {th} | 0 | no result |" + " |" * 8)
+                    lines.append(f"| {key[0]} | {wl} | {th} | 0 | no result |" + " |" * 12)
                     continue
                 s = {k: stat(rows, k) for k in FIELDS}
-                r = {k: ratio(rows, base, k) for k in ("ops_per_sec", "p50_us", "p99_us", "cpu_us_per_op")}
+                r = {k: ratio(rows, base, k) for k in ("ops_per_sec", "p50_us", "p99_us", "cpu_us_per_op",
+                                                 "rows_per_sec", "cpu_us_per_row")}
                 errs = sum(x.get("errors") or 0 for x in rows.values())
                 lines.append(
                     f"| {key[0]} | {wl} | {th} | {len(rows)} | {cell(s['ops_per_sec'])} | {r['ops_per_sec'][0]} "
                     f"| {cell(s['p50_us'])} | {r['p50_us'][0]} | {cell(s['p99_us'])} | {r['p99_us'][0]} "
-                    f"| {cell(s['cpu_us_per_op'], 1)} | {r['cpu_us_per_op'][0]} | {errs} |")
+                    f"| {cell(s['cpu_us_per_op'], 1)} | {r['cpu_us_per_op'][0]} "
+                    f"| {cell(s['rows_per_sec'])} | {r['rows_per_sec'][0]} "
+                    f"| {cell(s['cpu_us_per_row'], 2)} | {r['cpu_us_per_row'][0]} | {errs} |")
                 summary.append({"tool": key[0], "workload": wl, "threads": th, "stats": s,
                                 "ratios_to_base": {k: v[1] for k, v in r.items()}, "errors": errs,
                                 "rounds": {str(n): rows[n] for n in sorted(rows)}})

@@ -23,6 +23,7 @@
 #   --output FILE.json  the result [none: summary only]
 #   --log FILE          PE's full output [<output>.log, else benches/peers/.work/pe-last.log]
 #   --heap SIZE         JVM -Xms/-Xmx [1g; 3g above 16 threads, 8g above 64, 16g above 512]
+#   --rows-per-op N     rows one operation reads, for rows/s and CPU per row (scanRange100: 100) [1]
 # Always passed to PE: --nomapred --oneCon=true --autoFlush=true (one RPC per put, no BufferedMutator)
 # --latency --valueSize --table --rows. Version: the default pin DEFAULT_HBASE_VERSION of scripts/hbase/hbase.sh
 # (env HBASE_VERSION overrides). Env: JAVA_HOME MVN PE_WORK_DIR; PE_CONF_DIR (a client configuration directory put
@@ -130,7 +131,7 @@ case "$cmd" in
   run)
     [ $# -ge 1 ] || die "usage: pe.sh run WORKLOAD [options]"
     WORKLOAD="$1"; shift
-    TABLE=TestTable ROWS=100000 THREADS=1 VSIZE=1000 PRESPLIT="" OUTPUT="" LOGF="" HEAP=1g HEAP_SET=0
+    TABLE=TestTable ROWS=100000 THREADS=1 VSIZE=1000 PRESPLIT="" OUTPUT="" LOGF="" HEAP=1g HEAP_SET=0 ROWS_PER_OP=1
     EXTRA=()
     while [ $# -gt 0 ]; do
       case "$1" in
@@ -143,6 +144,7 @@ case "$cmd" in
         --output) OUTPUT="$2"; shift 2 ;;
         --log) LOGF="$2"; shift 2 ;;
         --heap) HEAP="$2"; HEAP_SET=1; shift 2 ;;
+        --rows-per-op) ROWS_PER_OP="$2"; shift 2 ;;
         --) shift; EXTRA=("$@"); break ;;
         *) die "unknown option $1" ;;
       esac
@@ -176,7 +178,7 @@ case "$cmd" in
       org.apache.hadoop.hbase.PerformanceEvaluation "${PE_ARGS[@]}")
     log "PE: ${PE_ARGS[*]}"
     META="$(python3 - "$HBASE_VERSION" "$PE_MAPREDUCE_VERSION" "$ZK" "$WORKLOAD" "$THREADS" "$((PER * THREADS))" \
-      "$PER" "$VSIZE" "$TABLE" "${PRESPLIT:-0}" "$("$JAVA" -version 2>&1 | head -1)" "$CPFILE" "${PE_ARGS[@]}" <<'EOF'
+      "$PER" "$VSIZE" "$TABLE" "${PRESPLIT:-0}" "$("$JAVA" -version 2>&1 | head -1)" "$CPFILE" "$ROWS_PER_OP" "${PE_ARGS[@]}" <<'EOF'
 import json, sys
 a = sys.argv[1:]
 print(json.dumps({
@@ -185,9 +187,10 @@ print(json.dumps({
   "params": {"workload": a[3], "mode": "threads" if not a[3].startswith("async") else "async-threads",
              "concurrency": int(a[4]), "rows": int(a[5]), "pe_rows_per_client": int(a[6]), "value_size": int(a[7]),
              "columns": 1, "table": a[8], "family": "info0", "presplit": int(a[9]), "warmup_s": 0,
-             "one_connection": True, "auto_flush": True},
+             "one_connection": True, "auto_flush": "--autoFlush=false" not in a[13:],
+             "rows_per_op": int(a[12])},
   "java_version": a[10],
-  "pe_args": a[12:],
+  "pe_args": a[13:],
   "classpath_file": a[11],
 }))
 EOF

@@ -20,6 +20,10 @@ pub(crate) enum Workload {
     #[value(name = "randomRead")]
     #[serde(rename = "randomRead")]
     RandomRead,
+    /// Gets rows `0..rows` in key order (PE's sequentialRead; the table is loaded first).
+    #[value(name = "sequentialRead")]
+    #[serde(rename = "sequentialRead")]
+    SequentialRead,
     /// Scans the whole table, one scanner per pass (PE's `scan` reads the table in one
     /// scanner too); `--caching` and `--max-result-size` shape its RPCs.
     #[value(name = "scan")]
@@ -51,10 +55,11 @@ pub(crate) enum Workload {
 }
 
 impl Workload {
-    pub(crate) const ALL: [Workload; 9] = [
+    pub(crate) const ALL: [Workload; 10] = [
         Workload::SequentialWrite,
         Workload::RandomWrite,
         Workload::RandomRead,
+        Workload::SequentialRead,
         Workload::Scan,
         Workload::ScanRange,
         Workload::ParallelScan,
@@ -68,6 +73,7 @@ impl Workload {
             Workload::SequentialWrite => "sequentialWrite",
             Workload::RandomWrite => "randomWrite",
             Workload::RandomRead => "randomRead",
+            Workload::SequentialRead => "sequentialRead",
             Workload::Scan => "scan",
             Workload::ScanRange => "scanRange",
             Workload::ParallelScan => "parallelScan",
@@ -87,6 +93,7 @@ impl Workload {
         matches!(
             self,
             Workload::RandomRead
+                | Workload::SequentialRead
                 | Workload::Scan
                 | Workload::ScanRange
                 | Workload::ParallelScan

@@ -224,6 +224,7 @@ impl OpGen {
             Workload::SequentialWrite => Request::Put(self.put(row_key(i % self.rows))),
             Workload::RandomWrite => Request::Put(self.put(row_key(rng.below(self.rows)))),
             Workload::RandomRead => Request::Get(Get::new(row_key(rng.below(self.rows)))),
+            Workload::SequentialRead => Request::Get(Get::new(row_key(i % self.rows))),
             Workload::ScanRange => {
                 // PE's scanRange: a random start row and the stop row `scan_rows` further on.
                 let start = rng.below(self.rows);

@@ -82,7 +82,8 @@ func main() {
 	workload := flag.String("workload", "randomWrite", "randomWrite | sequentialWrite | randomRead | sequentialRead | scanRange10 | scanRange100 | scanRange1000 | scan | filterScan")
 	caching := flag.Int("caching", 1000, "scans: rows per scan RPC (hrpc.NumberOfRows)")
 	maxResult := flag.Uint64("max-result-size", 2<<20, "scans: bytes per scan RPC (hrpc.MaxResultSize)")
-	rows := flag.Int("rows", 100000, "key space, and number of measured operations")
+	rows := flag.Int("rows", 100000, "key space, and number of measured operations unless -ops is given")
+	opsFlag := flag.Int("ops", 0, "measured operations (0: -rows); e.g. -rows/100 for scanRange100")
 	clients := flag.Int("clients", 1, "goroutines sharing one client, one operation in flight each")
 	valueSize := flag.Int("value-size", 1000, "bytes per value")
 	warmup := flag.Float64("warmup", 0, "unmeasured seconds of the same workload before the measured phase")
@@ -224,8 +225,12 @@ func main() {
 	t0 := time.Now()
 	var wg sync.WaitGroup
 	for w := 0; w < *clients; w++ {
-		n := *rows / *clients
-		if w < *rows%*clients {
+		total := *rows
+		if *opsFlag > 0 {
+			total = *opsFlag
+		}
+		n := total / *clients
+		if w < total%*clients {
 			n++
 		}
 		if fullScan {

@@ -175,15 +175,18 @@ def main():
         "note": "per-thread dropwizard histograms (PE --latency); percentiles are the per-thread values "
                 "averaged, weighted by sample count; PE prints no p90",
     }
+    # Rows one PE operation reads (scanRange100: 100; PE reports operations only).
+    rows_per_op = (meta.get("params") or {}).get("rows_per_op") or 1
+    rows = ops * rows_per_op
     result = {
         "ops": ops,
         "errors": 0 if err is None else 1,
         "first_error": err,
-        "rows": ops,
+        "rows": rows,
         "misses": None,
         "elapsed_s": round(elapsed, 6) if elapsed else None,
         "ops_per_sec": round(ops / elapsed, 2) if elapsed and ops else None,
-        "rows_per_sec": round(ops / elapsed, 2) if elapsed and ops else None,
+        "rows_per_sec": round(rows / elapsed, 2) if elapsed and ops else None,
         "pe_reported_tps": pe_tps,
         "pe_reported_avg_latency_us": pe_avg_lat,
         "max_client_duration_ms": max((d for d, _ in fin.values()), default=None),
@@ -195,7 +198,8 @@ def main():
     if cpu_start and cpu_end:
         user, sys_ = cpu_end[0] - cpu_start[0], cpu_end[1] - cpu_start[1]
         cpu.update({"process_user_s": round(user, 3), "process_sys_s": round(sys_, 3),
-                    "process_cpu_us_per_op": round((user + sys_) * 1e6 / ops, 2) if ops else None})
+                    "process_cpu_us_per_op": round((user + sys_) * 1e6 / ops, 2) if ops else None,
+                    "process_cpu_us_per_row": round((user + sys_) * 1e6 / rows, 2) if rows else None})
     whole = ru.ru_utime + ru.ru_stime
     cpu.update({"whole_process_user_s": round(ru.ru_utime, 3), "whole_process_sys_s": round(ru.ru_stime, 3),
                 "whole_process_cpu_us_per_op": round(whole * 1e6 / ops, 2) if ops else None})
