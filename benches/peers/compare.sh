@@ -15,11 +15,12 @@
 #   --rounds N        interleaved rounds of every tool [3]
 #   --workloads LIST  comma list, run in this order in every round (writes before reads) [randomWrite,randomRead]:
 #                     randomWrite, bufferedWrite (hbclient's BufferedMutator, PE --autoFlush=false, gohbase
-#                     batching -rpc-queue-size 100; not for hbclient-blocking, pe-async), randomRead,
-#                     sequentialRead, scan (one pass; PE: one row per op), scanRange100 (ROWS/100 scans of 100
-#                     rows), filterScan (hbclient and gohbase: a RowFilter keeping 1% of the rows; PE: its own
-#                     value filter that keeps none, one full pass per thread); the scans and sequentialRead not
-#                     for pe-async. Rows/s and CPU per row are in the table beside ops/s.
+#                     batching: -rpc-queue-size 100 with 64 goroutines per thread; not for hbclient-blocking,
+#                     pe-async), randomRead, sequentialRead, scan (one pass; PE: one row per op), scanRange100
+#                     (ROWS/100 scans of 100 rows), filterScan (hbclient and gohbase: a RowFilter keeping 1% of
+#                     the rows, rows/s counts rows returned; PE: its own value filter that keeps none, one full
+#                     pass per thread, rows/s counts rows scanned); the scans and sequentialRead not for
+#                     pe-async. Rows/s and CPU per row are in the table beside ops/s.
 #   --caching N       scans: rows per scan RPC, every tool [1000]
 #   --max-result-size B  scans: bytes per scan RPC, hbclient and gohbase (PE keeps its client default) [2097152]
 #   --server-warmup S unmeasured seconds of hbclient randomWrite then randomRead (each S) before round 1 [20]
@@ -211,7 +212,7 @@ for ROUND in $(seq 1 "$ROUNDS"); do
               bufferedWrite) pwl=sequentialWrite pextra=(--autoFlush=false) ;;
               scan) pextra=(--caching="$CACHING") ;;
               scanRange100) prows=$((ROWS / 100)) perop=100 pextra=(--caching="$CACHING") ;;
-              filterScan) prows="$THR" pextra=(--caching="$CACHING") ;;
+              filterScan) prows="$THR" perop="$ROWS" pextra=(--caching="$CACHING") ;;
             esac
             run "$t" "$wl" "$OUT/$tag.json" -- bash benches/peers/pe.sh run "$pwl" --zk "$ZK" --table "$TABLE" \
               --rows "$prows" --threads "$THR" --value-size "$VSIZE" --rows-per-op "$perop" \
@@ -219,7 +220,8 @@ for ROUND in $(seq 1 "$ROUNDS"); do
           gohbase)
             gwl="$wl" gextra=()
             case "$wl" in
-              bufferedWrite) gwl=sequentialWrite gextra=(-rpc-queue-size 100) ;;
+              # gohbase batches only what many goroutines have queued at once.
+              bufferedWrite) gwl=sequentialWrite gextra=(-rpc-queue-size 100 -clients $((THR * 64))) ;;
               scan|filterScan) gextra=(-caching "$CACHING" -max-result-size "$MRS") ;;
               scanRange100) gextra=(-ops $((ROWS / 100)) -caching "$CACHING" -max-result-size "$MRS") ;;
             esac

@@ -127,7 +127,7 @@ func main() {
 			hrpc.MaxResultSize(*maxResult)}
 		if filtered {
 			opts = append(opts, hrpc.Filters(filter.NewRowFilter(filter.NewCompareFilter(filter.Equal,
-				filter.NewRegexStringComparator(".*00$", 0, "UTF-8", "java")))))
+				filter.NewRegexStringComparator(".*00$", 0, "UTF-8", "JAVA")))))
 		}
 		sc, err := hrpc.NewScanRangeStr(ctx, *table, start, stop, opts...)
 		if err != nil {
