@@ -24,8 +24,9 @@ pub(crate) enum Workload {
     #[value(name = "sequentialRead")]
     #[serde(rename = "sequentialRead")]
     SequentialRead,
-    /// Scans the whole table, one scanner per pass (PE's `scan` reads the table in one
-    /// scanner too); `--caching` and `--max-result-size` shape its RPCs.
+    /// Scans the table split into `--concurrency` shares of the key space, one scanner per
+    /// share, as PE's and gohbase's threads do (one caller: one scanner for the whole table);
+    /// `--caching` and `--max-result-size` shape its RPCs.
     #[value(name = "scan")]
     #[serde(rename = "scan")]
     Scan,

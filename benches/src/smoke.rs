@@ -85,10 +85,23 @@ fn check(record: &RunRecord) -> Vec<String> {
     {
         problems.push("parallelScan did not split the table by region".to_string());
     }
-    // A full pass returns every row of the table (filterScan: one in a hundred), no more.
+    // A full pass returns every row of the table (filterScan: one in a hundred), no more; a scan
+    // of one share of the key space, its share (the run's misses count any row short).
     let table_rows = record.params["rows"].as_u64().unwrap_or(0);
+    let shares = record.params["concurrency"]
+        .as_u64()
+        .unwrap_or(1)
+        .clamp(1, table_rows.max(1));
     let per_pass = match record.params["workload"].as_str() {
-        Some("scan" | "parallelScan") => Some(table_rows),
+        Some("scan") if shares == 1 => Some(table_rows),
+        Some("scan") if r.rows > r.ops * table_rows.div_ceil(shares) => {
+            problems.push(format!(
+                "{} scans returned {} rows, over their shares",
+                r.ops, r.rows
+            ));
+            None
+        }
+        Some("parallelScan") => Some(table_rows),
         Some("filterScan") => Some(crate::workload::filter_scan_rows(table_rows)),
         _ => None,
     };

@@ -36,6 +36,9 @@ pub(crate) struct OpGen {
     max_result_size: Option<u64>,
     /// Regions a parallelScan pass scans at once.
     scan_parallelism: usize,
+    /// scan: the key space is split into this many shares (`--concurrency`), one scan each, as
+    /// PE's and gohbase's threads each scan their share; 1: one scan of the whole table.
+    scan_shares: u64,
     /// The table's region boundaries (start, end), for parallelScan; set once the table exists.
     pub(crate) regions: Vec<(Bytes, Bytes)>,
     /// Random bytes for values.
@@ -113,6 +116,7 @@ impl OpGen {
         gen.caching = args.caching;
         gen.max_result_size = args.max_result_size;
         gen.scan_parallelism = args.scan_parallelism.max(1);
+        gen.scan_shares = (args.concurrency.max(1) as u64).min(gen.rows);
         gen
     }
 
@@ -147,6 +151,7 @@ impl OpGen {
             max_result_size: None,
             scan_parallelism: 1,
             regions: Vec::new(),
+            scan_shares: 1,
             values: values.into(),
             value_kind,
             letters: letters.into(),
@@ -158,8 +163,9 @@ impl OpGen {
         match self.workload {
             Workload::BatchPut => self.batch_size as u64,
             Workload::ScanRange => self.scan_rows,
-            // One operation is a pass over the whole table.
-            Workload::Scan | Workload::ParallelScan | Workload::FilterScan => self.rows,
+            // One operation is a share of the table (scan), or a pass over the whole table.
+            Workload::Scan => self.rows.div_ceil(self.scan_shares),
+            Workload::ParallelScan | Workload::FilterScan => self.rows,
             _ => 1,
         }
     }
@@ -232,7 +238,15 @@ impl OpGen {
                 let scan = self.scan().start(row_key(start)).stop(row_key(stop));
                 Request::Scan(scan, stop.min(self.rows) - start)
             }
-            Workload::Scan => Request::Scan(self.scan(), self.rows),
+            Workload::Scan if self.scan_shares == 1 => Request::Scan(self.scan(), self.rows),
+            Workload::Scan => {
+                // Share `i mod shares` of the key space `0..rows`.
+                let k = i % self.scan_shares;
+                let lo = k * self.rows / self.scan_shares;
+                let hi = (k + 1) * self.rows / self.scan_shares;
+                let scan = self.scan().start(row_key(lo)).stop(row_key(hi));
+                Request::Scan(scan, hi - lo)
+            }
             Workload::FilterScan => Request::Scan(
                 self.scan().filter(one_in_a_hundred()),
                 filter_scan_rows(self.rows),
