@@ -277,24 +277,24 @@ impl AsyncTable {
             let mut slots: HashMap<Bytes, usize> = HashMap::new();
             for &pos in &pending {
                 let row = actions[prepared[pos].index].row();
-                match core.locate(self.name(), row, deadline).await {
-                    Ok(loc) => {
-                        if let Some((last, list)) = regions.last_mut() {
-                            if last.name == loc.name && last.server == loc.server {
-                                list.push(pos);
-                                continue;
-                            }
-                        }
-                        match slots.get(&loc.name) {
-                            Some(&slot) if regions[slot].0.server == loc.server => {
-                                regions[slot].1.push(pos)
-                            }
-                            _ => {
-                                slots.insert(loc.name.clone(), regions.len());
-                                regions.push((loc, vec![pos]));
-                            }
-                        }
+                // Consecutive actions usually fall in the region found last (sorted keys, a
+                // buffered flush): no cache lookup for those.
+                if let Some((last, list)) = regions.last_mut() {
+                    if last.contains(row) {
+                        list.push(pos);
+                        continue;
                     }
+                }
+                match core.locate(self.name(), row, deadline).await {
+                    Ok(loc) => match slots.get(&loc.name) {
+                        Some(&slot) if regions[slot].0.server == loc.server => {
+                            regions[slot].1.push(pos)
+                        }
+                        _ => {
+                            slots.insert(loc.name.clone(), regions.len());
+                            regions.push((loc, vec![pos]));
+                        }
+                    },
                     Err(e) if e.is_retriable() => retry.push((pos, e)),
                     Err(e) => results[prepared[pos].index] = Some(Err(e)),
                 }
