@@ -90,6 +90,7 @@ func main() {
 	seed := flag.Int64("seed", 42, "random seed (keys and values)")
 	create := flag.Bool("create", false, "create the table (family -family) if it does not exist")
 	queue := flag.Int("rpc-queue-size", 1, "gohbase.RpcQueueSize: 1 = no client-side batching (per-request latency)")
+	codec := flag.String("compression", "", "cellblock compression codec (gohbase.CompressionCodec; gohbase knows \"snappy\"); default none")
 	output := flag.String("output", "", "write the JSON result to this file (else only stdout)")
 	timeout := flag.Duration("op-timeout", 30*time.Second, "per-operation context timeout")
 	flag.Parse()
@@ -113,7 +114,11 @@ func main() {
 		}
 	}
 
-	client := gohbase.NewClient(*zk, gohbase.RpcQueueSize(*queue))
+	opts := []gohbase.Option{gohbase.RpcQueueSize(*queue)}
+	if *codec != "" {
+		opts = append(opts, gohbase.CompressionCodec(*codec))
+	}
+	client := gohbase.NewClient(*zk, opts...)
 	defer client.Close()
 
 	val := make([]byte, *valueSize)
@@ -313,7 +318,7 @@ func main() {
 		"params": map[string]any{
 			"workload": *workload, "mode": "goroutines", "concurrency": *clients, "rows": *rows,
 			"value_size": *valueSize, "columns": 1, "table": *table, "family": *family, "warmup_s": *warmup,
-			"seed": *seed, "rpc_queue_size": *queue, "caching": *caching, "max_result_size": *maxResult,
+			"seed": *seed, "rpc_queue_size": *queue, "compression": *codec, "caching": *caching, "max_result_size": *maxResult,
 		},
 		"result":       ph,
 		"cpu":          c,
