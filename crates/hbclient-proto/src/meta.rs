@@ -370,6 +370,37 @@ pub fn replica_region_name(info: &pb::RegionInfo, replica_id: u32) -> Bytes {
     )
 }
 
+/// The region name of replica `replica_id` of hbase:meta: [`META_REGION_NAME`] for the primary,
+/// `hbase:meta,,1_0001` for replica 1 (meta keeps HBase's old name format: no MD5 suffix).
+pub fn meta_replica_region_name(replica_id: u32) -> Bytes {
+    if replica_id == 0 {
+        return Bytes::from_static(META_REGION_NAME);
+    }
+    let mut name = META_REGION_NAME.to_vec();
+    name.extend_from_slice(format!("_{replica_id:04X}").as_bytes());
+    name.into()
+}
+
+/// The replica id a region name of hbase:meta names (0 for the primary), `None` for any other
+/// region's name.
+pub fn meta_replica_of_region_name(name: &[u8]) -> Option<u32> {
+    let rest = name.strip_prefix(META_REGION_NAME)?;
+    if rest.is_empty() {
+        return Some(0);
+    }
+    let hex = rest.strip_prefix(b"_")?;
+    if hex.len() != 4
+        || !hex
+            .iter()
+            .all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(c))
+    {
+        return None;
+    }
+    u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16)
+        .ok()
+        .filter(|&id| id > 0)
+}
+
 /// Decodes the `info` cells of one meta row (all cells of one row, any order). `None` for a row
 /// without `info:regioninfo` (such as a table's `table:state` row).
 pub fn parse_region_row(cells: &[crate::cell::Cell]) -> Result<Option<MetaRegionRow>, DecodeError> {
@@ -464,6 +495,27 @@ mod tests {
         let scan = lookup_scan(&table, meta_search_key(&table, b"q"));
         assert_eq!(scan.reversed, Some(true));
         assert_eq!(scan.stop_row, Some(meta_stop_key(&table)));
+    }
+
+    #[test]
+    fn meta_replica_names_round_trip() {
+        assert_eq!(&meta_replica_region_name(0)[..], META_REGION_NAME);
+        assert_eq!(&meta_replica_region_name(1)[..], b"hbase:meta,,1_0001");
+        assert_eq!(&meta_replica_region_name(26)[..], b"hbase:meta,,1_001A");
+        for id in [0, 1, 2, 26] {
+            assert_eq!(
+                meta_replica_of_region_name(&meta_replica_region_name(id)),
+                Some(id)
+            );
+        }
+        for other in [
+            &b"hbase:meta,,1_1"[..],
+            b"hbase:meta,,1_0000",
+            b"hbase:meta,,10",
+            b"t,,1",
+        ] {
+            assert_eq!(meta_replica_of_region_name(other), None, "{other:?}");
+        }
     }
 
     #[test]

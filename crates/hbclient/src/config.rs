@@ -89,6 +89,13 @@ pub struct Config {
     pub(crate) primary_call_timeout_get: Duration,
     /// `hbase.client.replicaCallTimeout.scan`: the same for opening a TIMELINE scan.
     pub(crate) primary_call_timeout_scan: Duration,
+    /// `hbase.locator.meta.replicas.mode`: which copies of hbase:meta region lookups read.
+    pub(crate) meta_replica_mode: MetaReplicaMode,
+    /// `hbase.meta.replicas.use`: the older switch, HedgedRead when the mode is None.
+    pub(crate) use_meta_replicas: bool,
+    /// `hbase.client.meta.replica.scan.timeout`: in HedgedRead mode, how long a lookup waits
+    /// for meta's primary replica before asking the secondaries too.
+    pub(crate) meta_replica_scan_timeout: Duration,
     pub(crate) write_buffer: usize,
     pub(crate) write_buffer_periodic_flush: Option<Duration>,
     pub(crate) write_buffer_max_in_flight: usize,
@@ -177,6 +184,9 @@ impl Default for Config {
             // ConnectionConfiguration's defaults: 10 ms for gets, 1 s for scans.
             primary_call_timeout_get: Duration::from_millis(10),
             primary_call_timeout_scan: Duration::from_secs(1),
+            meta_replica_mode: MetaReplicaMode::None,
+            use_meta_replicas: false,
+            meta_replica_scan_timeout: Duration::from_secs(1),
             write_buffer: 2 * 1024 * 1024,
             write_buffer_periodic_flush: None,
             write_buffer_max_in_flight: 8 * 2 * 1024 * 1024,
@@ -321,6 +331,23 @@ impl Config {
         self.primary_call_timeout_scan
     }
 
+    /// Which replicas of hbase:meta region lookups read: `hbase.locator.meta.replicas.mode`
+    /// (`None`, `HedgedRead` or `LoadBalance`; default None), or HedgedRead when it is None and
+    /// the older `hbase.meta.replicas.use` is true (as HBase's client reads the two keys).
+    pub fn meta_replica_mode(&self) -> MetaReplicaMode {
+        match self.meta_replica_mode {
+            MetaReplicaMode::None if self.use_meta_replicas => MetaReplicaMode::HedgedRead,
+            mode => mode,
+        }
+    }
+
+    /// `hbase.client.meta.replica.scan.timeout` (microseconds, as in HBase; default 1 s): in
+    /// [`MetaReplicaMode::HedgedRead`], how long a region lookup waits for hbase:meta's primary
+    /// replica before asking its secondary replicas as well.
+    pub fn meta_replica_scan_timeout(&self) -> Duration {
+        self.meta_replica_scan_timeout
+    }
+
     /// `hbase.client.write.buffer`.
     pub fn write_buffer(&self) -> usize {
         self.write_buffer
@@ -393,6 +420,41 @@ pub struct ConfigBuilder {
     bootstrap: Option<String>,
     client_port: Option<u16>,
     znode_parent: Option<String>,
+}
+
+/// Which copies of hbase:meta a region lookup reads (HBase's `CatalogReplicaMode`, key
+/// `hbase.locator.meta.replicas.mode`). Meta's secondary replicas exist when the cluster runs
+/// hbase:meta with `REGION_REPLICATION` > 1; an answer from one may lag the primary, so a
+/// location it gives that turns out wrong is looked up at the primary next time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+#[non_exhaustive]
+pub enum MetaReplicaMode {
+    /// Lookups read the primary replica only (the default).
+    #[default]
+    None,
+    /// The primary first; after [`Config::meta_replica_scan_timeout`] (or at once when the
+    /// primary fails), the secondary replicas too, and the first answer wins.
+    HedgedRead,
+    /// Each lookup reads one replica picked at random, primary included, spreading the lookup
+    /// load; a region whose location from a replica proved wrong in the last 3 s is looked
+    /// up at the primary.
+    LoadBalance,
+}
+
+impl std::str::FromStr for MetaReplicaMode {
+    type Err = Error;
+
+    /// HBase's names, in any case: `None`, `HedgedRead`, `LoadBalance`.
+    fn from_str(value: &str) -> Result<MetaReplicaMode> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "none" | "" => Ok(MetaReplicaMode::None),
+            "hedgedread" => Ok(MetaReplicaMode::HedgedRead),
+            "loadbalance" => Ok(MetaReplicaMode::LoadBalance),
+            _ => Err(Error::invalid(format!(
+                "hbase.locator.meta.replicas.mode: {value:?} is not None, HedgedRead or LoadBalance"
+            ))),
+        }
+    }
 }
 
 fn millis(key: &str, value: &str) -> Result<Duration> {
@@ -529,7 +591,10 @@ impl ConfigBuilder {
     /// `hbase.client.scanner.timeout.period` and `hbase.client.meta.scanner.timeout.period` (see
     /// [`Config::scanner_timeout`]), `hbase.client.primaryCallTimeout.get` and
     /// `hbase.client.replicaCallTimeout.scan` (microseconds; TIMELINE reads, see
-    /// [`Config::primary_call_timeout_get`]), `hbclient.scanner.prefetch.depth` (batches a scan
+    /// [`Config::primary_call_timeout_get`]), `hbase.locator.meta.replicas.mode`,
+    /// `hbase.meta.replicas.use` and `hbase.client.meta.replica.scan.timeout` (microseconds;
+    /// lookups in hbase:meta's replicas, see [`Config::meta_replica_mode`]),
+    /// `hbclient.scanner.prefetch.depth` (batches a scan
     /// fetches ahead of the caller, default 1, 0: none; see [`Scan::prefetch`](crate::Scan::prefetch)),
     /// `hbase.client.write.buffer`,
     /// `hbase.client.write.buffer.periodicflush.timeout.ms`, `hbase.client.write.buffer.maxinflight`,
@@ -673,6 +738,11 @@ impl ConfigBuilder {
             }
             "hbase.client.replicaCallTimeout.scan" => {
                 c.primary_call_timeout_scan = Duration::from_micros(number(key, value)?)
+            }
+            "hbase.locator.meta.replicas.mode" => c.meta_replica_mode = value.parse()?,
+            "hbase.meta.replicas.use" => c.use_meta_replicas = boolean(key, value)?,
+            "hbase.client.meta.replica.scan.timeout" => {
+                c.meta_replica_scan_timeout = Duration::from_micros(number(key, value)?)
             }
             "hbase.client.write.buffer" => c.write_buffer = bytes_size(key, value)?,
             "hbase.client.write.buffer.periodicflush.timeout.ms" => {
@@ -834,6 +904,12 @@ impl ConfigBuilder {
     pub fn primary_call_timeouts(mut self, get: Duration, scan: Duration) -> ConfigBuilder {
         self.config.primary_call_timeout_get = get;
         self.config.primary_call_timeout_scan = scan;
+        self
+    }
+
+    /// Which replicas of hbase:meta region lookups read (`hbase.locator.meta.replicas.mode`).
+    pub fn meta_replica_mode(mut self, mode: MetaReplicaMode) -> ConfigBuilder {
+        self.config.meta_replica_mode = mode;
         self
     }
 
@@ -1120,6 +1196,42 @@ mod tests {
         assert_eq!(c.pool_size, 3);
         assert!(Config::builder().set("hbase.rpc.timeout", "soon").is_err());
         assert!(Config::builder().set("hbase.no.such.key", "1").is_err());
+    }
+
+    #[test]
+    fn meta_replica_keys_read_as_java_reads_them() {
+        let c = Config::zookeeper("zk:2181");
+        assert_eq!(c.meta_replica_mode(), MetaReplicaMode::None);
+        assert_eq!(c.meta_replica_scan_timeout(), Duration::from_secs(1));
+        let c = Config::builder()
+            .zookeeper("zk:2181")
+            .set_all([
+                ("hbase.locator.meta.replicas.mode", "loadbalance"),
+                ("hbase.client.meta.replica.scan.timeout", "250000"),
+            ])
+            .unwrap()
+            .build();
+        assert_eq!(c.meta_replica_mode(), MetaReplicaMode::LoadBalance);
+        assert_eq!(c.meta_replica_scan_timeout(), Duration::from_millis(250));
+        // The older switch means HedgedRead, unless the mode says otherwise.
+        let legacy = |mode: Option<&str>| {
+            let mut b = Config::builder()
+                .zookeeper("zk:2181")
+                .set("hbase.meta.replicas.use", "true")
+                .unwrap();
+            if let Some(mode) = mode {
+                b = b.set("hbase.locator.meta.replicas.mode", mode).unwrap();
+            }
+            b.build().meta_replica_mode()
+        };
+        assert_eq!(legacy(None), MetaReplicaMode::HedgedRead);
+        assert_eq!(legacy(Some("None")), MetaReplicaMode::HedgedRead);
+        assert_eq!(legacy(Some("LoadBalance")), MetaReplicaMode::LoadBalance);
+        let e = Config::builder()
+            .set("hbase.locator.meta.replicas.mode", "Random")
+            .err()
+            .unwrap();
+        assert!(e.message().contains("LoadBalance"), "{e}");
     }
 
     #[test]

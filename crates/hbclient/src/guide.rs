@@ -139,6 +139,7 @@
 //! | `result.isStale()` | [`RowResult::is_stale`] |
 //! | `hbase.client.primaryCallTimeout.get`, `hbase.client.replicaCallTimeout.scan` (µs) | the same keys, or [`ConfigBuilder::primary_call_timeouts`] |
 //! | `getReplicaId()` / `setReplicaId(n)` (read one chosen replica) | not offered |
+//! | `hbase.locator.meta.replicas.mode` (`None`, `HedgedRead`, `LoadBalance`), `hbase.meta.replicas.use`, `hbase.client.meta.replica.scan.timeout` (µs) | the same keys, or [`ConfigBuilder::meta_replica_mode`]; a replica that does not know a region, or fails, sends the lookup to meta's primary (Java's LoadBalance lookup fails instead) |
 //!
 //! ## BufferedMutator
 //!

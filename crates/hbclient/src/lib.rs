@@ -30,6 +30,7 @@ mod codec;
 mod config;
 mod error;
 pub mod guide;
+mod hedge;
 mod locate;
 mod metrics;
 mod mutator;
@@ -46,7 +47,7 @@ mod tls;
 
 pub use admin::{Admin, FamilyDescriptor, RegionSummary, TableDescriptor};
 pub use client::Connection;
-pub use config::{Config, ConfigBuilder, Discovery};
+pub use config::{Config, ConfigBuilder, Discovery, MetaReplicaMode};
 pub use error::{Error, ErrorKind, RemoteError, Result};
 pub use hbclient_proto::cell::{Cell, CellType, LATEST_TIMESTAMP};
 pub use hbclient_proto::compress::Compressor;

@@ -22,7 +22,7 @@ pub(crate) fn pause_time(pause: Duration, tries: u32) -> Duration {
 
 /// A random number in `[0, 1)`: a per-thread xorshift64* generator seeded from the standard
 /// library's random hash keys (no dependency for a jitter).
-fn random_unit() -> f64 {
+pub(crate) fn random_unit() -> f64 {
     use std::cell::Cell;
     use std::hash::{BuildHasher, RandomState};
     thread_local! {

@@ -130,6 +130,8 @@ impl Core {
             pool: &self.pool,
             registry: &self.registry,
             rpc_timeout: self.config.meta_read_rpc_timeout(),
+            meta_replica_mode: self.config.meta_replica_mode(),
+            meta_replica_scan_timeout: self.config.meta_replica_scan_timeout,
         }
     }
 

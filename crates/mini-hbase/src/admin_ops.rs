@@ -18,7 +18,10 @@ pub(crate) async fn dispatch_admin(
         "GetRegionInfo" => {
             let req: pb::GetRegionInfoRequest = param(request, "GetRegionInfoRequest")?;
             let info = match resolve(conn, method, &req.region).await? {
-                Target::Meta => crate::registry::meta_region_info(),
+                Target::Meta(replica) => pb::RegionInfo {
+                    replica_id: Some(replica as i32),
+                    ..crate::registry::meta_region_info()
+                },
                 Target::Region(r) => r.info(false),
                 Target::Replica(r, id) => pb::RegionInfo {
                     replica_id: Some(id as i32),
@@ -42,8 +45,13 @@ pub(crate) async fn dispatch_admin(
                 .filter(|p| p.server == me)
                 .map(|p| p.region.info(false))
                 .collect();
-            if conn.shared.meta_server() == me {
-                region_info.push(crate::registry::meta_region_info());
+            for (replica, server) in conn.shared.meta_copies() {
+                if server == me {
+                    region_info.push(pb::RegionInfo {
+                        replica_id: Some(replica as i32),
+                        ..crate::registry::meta_region_info()
+                    });
+                }
             }
             Ok(Reply::message(pb::GetOnlineRegionResponse { region_info }))
         }

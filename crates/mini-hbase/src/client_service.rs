@@ -62,9 +62,20 @@ async fn get(conn: &Conn, request: pb::GetRequest) -> CallResult {
     let get = &request.get;
     let mut block = Vec::new();
     let result = match resolve(conn, "Get", &request.region).await? {
-        Target::Meta => {
+        Target::Meta(0) => {
             let cells = crate::meta_table::get(&conn.shared, get);
             get_result(get, cells, conn.get_cellblocks(), &mut block)
+        }
+        Target::Meta(_) => {
+            let frozen = conn.shared.meta_replicas().frozen.clone();
+            let cells = match frozen {
+                Some(copy) => crate::meta_table::get_in(&copy, get),
+                None => crate::meta_table::get(&conn.shared, get),
+            };
+            pb::Result {
+                stale: Some(true),
+                ..get_result(get, cells, conn.get_cellblocks(), &mut block)
+            }
         }
         Target::Region(region) => {
             region.check_row(&get.row)?;

@@ -80,6 +80,7 @@ impl MiniCluster {
             traces: Default::default(),
             requests: Default::default(),
             replica_lag_ms: AtomicU64::new(0),
+            meta_replicas: Default::default(),
         });
         launch(&shared, ServerId::Master, master_listener);
         for (i, listener) in rs_listeners.into_iter().enumerate() {
@@ -257,6 +258,61 @@ impl MiniCluster {
         self.publish_meta_in_background();
     }
 
+    /// Gives hbase:meta secondary replicas (`hbase:meta,,1_0001` ...): replica N on region
+    /// server `servers[N - 1]`, as a cluster running meta with `REGION_REPLICATION` =
+    /// `servers.len() + 1`. The registry (ClientMetaService and ZooKeeper's
+    /// `meta-region-server-N`) lists them; they serve reads of meta, answered stale. Empty:
+    /// none (the default).
+    pub fn set_meta_replicas(&self, servers: &[usize]) {
+        assert!(
+            servers
+                .iter()
+                .all(|&s| s < self.shared.region_servers.len()),
+            "a meta replica on a region server that does not exist"
+        );
+        let before = {
+            let mut replicas = self
+                .shared
+                .meta_replicas
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            std::mem::replace(&mut replicas.servers, servers.to_vec()).len()
+        };
+        self.publish_meta_replicas_in_background(before);
+    }
+
+    /// The region servers of hbase:meta's secondary replicas (replica 1 first).
+    pub fn meta_replica_servers(&self) -> Vec<usize> {
+        self.shared.meta_replicas().servers.clone()
+    }
+
+    /// Freezes hbase:meta's secondary replicas (true) as replicas whose replication stalled:
+    /// they keep answering with meta as it was at this call (regions created, split or moved
+    /// later are unknown to them or shown where they were), until unfrozen (false).
+    pub fn freeze_meta_replicas(&self, frozen: bool) {
+        let copy = frozen.then(|| Arc::new(crate::meta_table::copy_all(&self.shared)));
+        self.shared
+            .meta_replicas
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .frozen = copy;
+    }
+
+    /// Publishes the meta replicas' locations to ZooKeeper (if configured); `before` is how
+    /// many were published until now.
+    fn publish_meta_replicas_in_background(&self, before: usize) {
+        if let Some(zk) = self.zk() {
+            let s = &self.shared;
+            let servers = s
+                .meta_replicas()
+                .servers
+                .iter()
+                .map(|&n| s.region_servers[n].server_name())
+                .collect();
+            zk.publish_meta_replicas_in_background(servers, before);
+        }
+    }
+
     /// Makes secondary region replicas lag `lag` behind their primaries: a replica read sees a
     /// cell only once its timestamp is at least `lag` old (with server-assigned timestamps:
     /// `lag` after the write was acknowledged), and its answers are marked stale. Zero (the
@@ -314,12 +370,30 @@ impl MiniCluster {
                 p.moved_from = None;
             }
         }
+        drop(catalog);
         if !shared.region_servers[shared.meta_server()].is_running() {
             shared
                 .meta_server
                 .store(running[0] as u64, Ordering::Release);
-            drop(catalog);
             self.publish_meta_in_background();
+        }
+        // Meta's replicas on stopped servers move too.
+        let moved = {
+            let mut replicas = shared
+                .meta_replicas
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            let mut moved = false;
+            for (i, server) in replicas.servers.iter_mut().enumerate() {
+                if !shared.region_servers[*server].is_running() {
+                    *server = running[(i + 1) % running.len()];
+                    moved = true;
+                }
+            }
+            moved.then_some(replicas.servers.len())
+        };
+        if let Some(count) = moved {
+            self.publish_meta_replicas_in_background(count);
         }
     }
 
@@ -338,6 +412,10 @@ impl MiniCluster {
             if let Some(zk) = self.zk() {
                 zk.publish_meta(slot.server_name()).await?;
             }
+        }
+        let replicas = self.shared.meta_replicas().servers.clone();
+        if replicas.contains(&n) {
+            self.publish_meta_replicas_in_background(replicas.len());
         }
         Ok(())
     }

@@ -105,7 +105,8 @@ impl Scanners {
 
 /// Where a scanner reads from.
 pub(crate) enum Source {
-    Meta,
+    /// hbase:meta as it is, or a frozen copy of it (a stalled meta replica).
+    Meta(Option<Arc<crate::state::MetaCopy>>),
     Region(Arc<Region>),
 }
 

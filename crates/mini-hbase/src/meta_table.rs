@@ -16,7 +16,7 @@ use hbclient_proto::meta::TableName;
 use prost::Message;
 
 use crate::catalog::{Catalog, Placement};
-use crate::state::Shared;
+use crate::state::{MetaCopy, Shared};
 
 /// One meta row: key and cells (sorted by qualifier).
 pub(crate) type MetaRow = (Bytes, Vec<Cell>);
@@ -30,20 +30,8 @@ pub(crate) fn next_row(
     upper: Bound<&[u8]>,
     reversed: bool,
 ) -> Option<MetaRow> {
-    let key = |b: Bound<&[u8]>| match b {
-        Bound::Included(k) => Bound::Included(MetaRowKey(Bytes::copy_from_slice(k))),
-        Bound::Excluded(k) => Bound::Excluded(MetaRowKey(Bytes::copy_from_slice(k))),
-        Bound::Unbounded => Bound::Unbounded,
-    };
-    if let (Bound::Included(l) | Bound::Excluded(l), Bound::Included(u) | Bound::Excluded(u)) =
-        (lower, upper)
-    {
-        // An empty range (BTreeSet::range panics on one).
-        let order = compare_meta_rows(l, u);
-        let both_included = matches!((lower, upper), (Bound::Included(_), Bound::Included(_)));
-        if order.is_gt() || (order.is_eq() && !both_included) {
-            return None;
-        }
+    if empty_range(lower, upper) {
+        return None;
     }
     let catalog = shared.catalog();
     let mut inside = catalog.meta_order.range((key(lower), key(upper)));
@@ -96,6 +84,62 @@ pub(crate) fn next_row(
         }
         (r, t) => r.or(t),
     }
+}
+
+/// A bound on meta rows as a key of the meta-ordered sets.
+fn key(b: Bound<&[u8]>) -> Bound<MetaRowKey> {
+    match b {
+        Bound::Included(k) => Bound::Included(MetaRowKey(Bytes::copy_from_slice(k))),
+        Bound::Excluded(k) => Bound::Excluded(MetaRowKey(Bytes::copy_from_slice(k))),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
+
+/// Whether no row lies between the bounds (a BTreeSet's range panics on such bounds).
+fn empty_range(lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> bool {
+    let (Bound::Included(l) | Bound::Excluded(l), Bound::Included(u) | Bound::Excluded(u)) =
+        (lower, upper)
+    else {
+        return false;
+    };
+    let order = compare_meta_rows(l, u);
+    let both_included = matches!((lower, upper), (Bound::Included(_), Bound::Included(_)));
+    order.is_gt() || (order.is_eq() && !both_included)
+}
+
+/// [`next_row`] in a copy of meta (a meta replica's frozen view).
+pub(crate) fn next_row_in(
+    copy: &MetaCopy,
+    lower: Bound<&[u8]>,
+    upper: Bound<&[u8]>,
+    reversed: bool,
+) -> Option<MetaRow> {
+    if empty_range(lower, upper) {
+        return None;
+    }
+    let mut inside = copy.range((key(lower), key(upper)));
+    if reversed {
+        inside.next_back()
+    } else {
+        inside.next()
+    }
+    .map(|(_, row)| row.clone())
+}
+
+/// Every row of meta as it is now, for a meta replica that stops catching up.
+pub(crate) fn copy_all(shared: &Shared) -> MetaCopy {
+    let mut copy = MetaCopy::new();
+    let mut after: Option<Bytes> = None;
+    while let Some(row) = next_row(
+        shared,
+        after.as_deref().map_or(Bound::Unbounded, Bound::Excluded),
+        Bound::Unbounded,
+        false,
+    ) {
+        after = Some(row.0.clone());
+        copy.insert(MetaRowKey(row.0.clone()), row);
+    }
+    copy
 }
 
 /// The meta row of one region.
@@ -204,6 +248,13 @@ pub(crate) fn select_columns(cells: Vec<Cell>, columns: &[pb::Column]) -> Vec<Ce
 }
 
 /// A Get against hbase:meta.
+/// A Get of one meta row from a copy of meta.
+pub(crate) fn get_in(copy: &MetaCopy, get: &pb::Get) -> Vec<Cell> {
+    copy.get(&MetaRowKey(get.row.clone()))
+        .map(|(_, cells)| select_columns(cells.clone(), &get.column))
+        .unwrap_or_default()
+}
+
 pub(crate) fn get(shared: &Shared, get: &pb::Get) -> Vec<Cell> {
     let catalog = shared.catalog();
     let Some(placement) = catalog.regions.get(&get.row) else {

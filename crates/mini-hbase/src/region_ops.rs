@@ -18,8 +18,9 @@ use crate::store::{ReadQuery, StoreError};
 
 /// What a region specifier resolved to on this server.
 pub(crate) enum Target {
-    /// hbase:meta's region (rendered from the catalog).
-    Meta,
+    /// hbase:meta's region (rendered from the catalog), or one of its secondary replicas (the
+    /// replica id; 0: the primary), which answer stale and may show a frozen copy.
+    Meta(u32),
     /// A user region.
     Region(Arc<Region>),
     /// A secondary replica of a user region: reads only, of the primary's data as the replica
@@ -37,15 +38,23 @@ pub(crate) async fn resolve(
 ) -> Result<Target, Fail> {
     let me = conn.rs_index();
     let shared = &conn.shared;
-    let is_meta = spec.value[..] == *meta::META_REGION_NAME
-        || spec.value[..] == *meta::META_ENCODED_NAME.as_bytes();
-    if is_meta {
-        if shared.meta_server() != me {
-            return Err(RemoteException::not_serving(meta::META_REGION_NAME).into());
+    let meta_replica = if spec.value[..] == *meta::META_ENCODED_NAME.as_bytes() {
+        Some(0)
+    } else {
+        meta::meta_replica_of_region_name(&spec.value)
+    };
+    if let Some(replica) = meta_replica {
+        let here = match replica {
+            0 => shared.meta_server() == me,
+            id => shared.meta_replicas().servers.get(id as usize - 1) == Some(&me),
+        };
+        let name = meta::meta_replica_region_name(replica);
+        if !here {
+            return Err(RemoteException::not_serving(&name).into());
         }
-        conn.fault_point(method, Some((&TableName::meta(), meta::META_REGION_NAME)))
+        conn.fault_point(method, Some((&TableName::meta(), &name)))
             .await?;
-        return Ok(Target::Meta);
+        return Ok(Target::Meta(replica));
     }
     let replica = shared.catalog().find(spec).is_none();
     if replica {
@@ -153,7 +162,7 @@ pub(crate) async fn resolve_user_region(
             ),
         )
         .into()),
-        Target::Meta => Err(RemoteException::new(
+        Target::Meta(_) => Err(RemoteException::new(
             class::DO_NOT_RETRY,
             "hbase:meta is maintained by the master in mini-hbase",
         )

@@ -24,7 +24,19 @@ pub(crate) fn dispatch(conn: &Conn, method: &str, _request: &RequestFrame) -> Ca
             }],
         }),
         "GetMetaRegionLocations" => Reply::message(pb::GetMetaRegionLocationsResponse {
-            meta_locations: vec![meta_location(conn)],
+            meta_locations: shared
+                .meta_copies()
+                .into_iter()
+                .map(|(replica, server)| pb::RegionLocation {
+                    region_info: pb::RegionInfo {
+                        replica_id: Some(replica as i32),
+                        ..meta_region_info()
+                    },
+                    server_name: Some(shared.region_servers[server].server_name()),
+                    // HBase 2.6 reports -1 here (observed).
+                    seq_num: -1,
+                })
+                .collect(),
         }),
         "GetBootstrapNodes" => Reply::message(pb::GetBootstrapNodesResponse {
             server_name: shared
@@ -42,17 +54,6 @@ pub(crate) fn dispatch(conn: &Conn, method: &str, _request: &RequestFrame) -> Ca
             .into())
         }
     })
-}
-
-/// Where hbase:meta is: its fixed RegionInfo on the region server hosting it.
-pub(crate) fn meta_location(conn: &Conn) -> pb::RegionLocation {
-    let shared = &conn.shared;
-    pb::RegionLocation {
-        region_info: meta_region_info(),
-        server_name: Some(shared.region_servers[shared.meta_server()].server_name()),
-        // HBase 2.6 reports -1 here (observed).
-        seq_num: -1,
-    }
 }
 
 /// hbase:meta's RegionInfo (region id 1, no keys).

@@ -143,7 +143,13 @@ async fn open(
     request: &pb::ScanRequest,
 ) -> Result<Scanner, crate::call::Fail> {
     let (source, time_range, stale) = match resolve(conn, "Scan", spec).await? {
-        Target::Meta => (Source::Meta, scan.time_range, false),
+        Target::Meta(0) => (Source::Meta(None), scan.time_range, false),
+        // A meta replica's scanner sees the frozen copy it had when it opened, if any.
+        Target::Meta(_) => (
+            Source::Meta(conn.shared.meta_replicas().frozen.clone()),
+            scan.time_range,
+            true,
+        ),
         Target::Region(r) => (Source::Region(r), scan.time_range, false),
         // A replica's scanner sees what the replica had when it opened.
         Target::Replica(r, _) => {
@@ -360,7 +366,7 @@ fn next_row(
 ) -> Result<Next, RemoteException> {
     loop {
         let found = match &s.source {
-            Source::Meta => next_meta_row(s, shared),
+            Source::Meta(copy) => next_meta_row(s, shared, copy.as_deref()),
             Source::Region(region) => {
                 let data = region.lock_open()?;
                 let (lower, upper) = resume_bounds(s);
@@ -432,10 +438,17 @@ fn as_ref(b: &Bound<Bytes>) -> Bound<&[u8]> {
 }
 
 /// The next meta row within the scanner's bounds, in meta-comparator order.
-fn next_meta_row(s: &Scanner, shared: &crate::state::Shared) -> Option<(Bytes, Vec<Cell>)> {
+fn next_meta_row(
+    s: &Scanner,
+    shared: &crate::state::Shared,
+    copy: Option<&crate::state::MetaCopy>,
+) -> Option<(Bytes, Vec<Cell>)> {
     let (lower, upper) = resume_bounds(s);
-    let (key, cells) =
-        crate::meta_table::next_row(shared, as_ref(&lower), as_ref(&upper), s.reversed)?;
+    let (lower, upper) = (as_ref(&lower), as_ref(&upper));
+    let (key, cells) = match copy {
+        Some(copy) => crate::meta_table::next_row_in(copy, lower, upper, s.reversed)?,
+        None => crate::meta_table::next_row(shared, lower, upper, s.reversed)?,
+    };
     let cells = crate::meta_table::select_columns(cells, &s.columns);
     Some((key, cells))
 }

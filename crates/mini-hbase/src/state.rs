@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -117,6 +117,24 @@ pub(crate) struct Shared {
     /// Milliseconds a secondary region replica lags behind its primary: it sees a cell once
     /// the cell's timestamp is that old (see `MiniCluster::set_replica_lag`).
     pub(crate) replica_lag_ms: AtomicU64,
+    /// hbase:meta's secondary replicas (see `MiniCluster::set_meta_replicas`).
+    pub(crate) meta_replicas: RwLock<MetaReplicas>,
+}
+
+/// A copy of hbase:meta's rows (key and cells), in meta order.
+pub(crate) type MetaCopy = std::collections::BTreeMap<
+    hbclient_proto::meta::MetaRowKey,
+    (Bytes, Vec<hbclient_proto::cell::Cell>),
+>;
+
+/// hbase:meta's secondary replicas: where they are served, and what they show.
+#[derive(Debug, Default)]
+pub(crate) struct MetaReplicas {
+    /// The region server of replica 1, 2, ... (`hbase:meta,,1_0001` ...).
+    pub(crate) servers: Vec<usize>,
+    /// While frozen, the replicas answer from this copy of meta, taken when they froze (as
+    /// replicas whose replication stalled); otherwise they show meta as it is.
+    pub(crate) frozen: Option<Arc<MetaCopy>>,
 }
 
 /// The trace-context headers of the most recent calls that carried any, oldest first; bounded
@@ -182,6 +200,23 @@ impl Shared {
     /// Index of the region server hosting hbase:meta.
     pub(crate) fn meta_server(&self) -> usize {
         self.meta_server.load(Ordering::Acquire) as usize
+    }
+
+    pub(crate) fn meta_replicas(&self) -> RwLockReadGuard<'_, MetaReplicas> {
+        self.meta_replicas.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Every copy of hbase:meta: (replica id, region server), the primary first.
+    pub(crate) fn meta_copies(&self) -> Vec<(u32, usize)> {
+        std::iter::once((0, self.meta_server()))
+            .chain(
+                self.meta_replicas()
+                    .servers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &s)| (i as u32 + 1, s)),
+            )
+            .collect()
     }
 
     /// A fresh region id: creation time in ms, strictly increasing.

@@ -215,6 +215,36 @@ impl ZkPublisher {
         }
     }
 
+    /// Writes the locations of meta's secondary replicas (`meta-region-server-N`, N from 1, as
+    /// HBase does) and deletes the znodes of replicas past them, up to `before` (how many there
+    /// were). Queued now, awaited by a task that logs failures.
+    pub(crate) fn publish_meta_replicas_in_background(
+        &self,
+        servers: Vec<pb::ServerName>,
+        before: usize,
+    ) {
+        let client = self.client.clone();
+        let quorum = self.quorum.clone();
+        let meta_path = self.meta_path.clone();
+        let id = self.id.clone();
+        self.runtime.spawn(async move {
+            let count = servers.len();
+            for (i, server) in servers.into_iter().enumerate() {
+                let path = format!("{meta_path}-{}", i + 1);
+                if let Err(e) = upsert(&client, &path, &meta_data(&id, server)).await {
+                    tracing::warn!(err = %zk_error(&quorum, &format!("cannot write {path}"), e), "meta replica location not published");
+                }
+            }
+            for n in count + 1..=before {
+                let path = format!("{meta_path}-{n}");
+                match client.delete(&path, None).await {
+                    Ok(()) | Err(ZkError::NoNode) => {}
+                    Err(e) => tracing::warn!(%e, path, "meta replica znode not deleted"),
+                }
+            }
+        });
+    }
+
     /// [`Self::publish_meta`] for sync callers: queued now, awaited by a task that logs failures.
     pub(crate) fn publish_meta_in_background(&self, server: pb::ServerName) {
         let update = self.publish_meta(server);

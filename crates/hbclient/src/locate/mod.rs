@@ -19,7 +19,10 @@
 //! the gap has passed, so operations that start once meta has moved on learn the new server
 //! within one gap instead of waiting out an RPC timeout on a paused server. An answer naming
 //! another server ends it; so does a successful call to the answered server (alive after all).
+//!
+//! Lookups may also read hbase:meta's secondary replicas (see [`meta_replicas`]).
 
+mod meta_replicas;
 mod registry;
 mod zk;
 
@@ -34,10 +37,13 @@ use hbclient_proto::cell::Cell;
 use hbclient_proto::meta::{self, TableName};
 use hbclient_proto::pb;
 
+pub(crate) use meta_replicas::MetaLocations;
 pub(crate) use registry::Registry;
 
 use crate::codec::scan_results;
+use crate::config::MetaReplicaMode;
 use crate::error::{Error, ErrorKind, Result};
+use crate::hedge::{first_answer, ReplicaRead};
 use crate::request::{priority, CallMeta};
 use crate::retry::Deadline;
 use crate::rpc::{RpcPool, Service};
@@ -205,7 +211,10 @@ impl Want<'_> {
 pub(crate) struct Locator {
     cache: RwLock<HashMap<TableName, TableCache>>,
     lookups: Mutex<HashMap<TableName, Arc<tokio::sync::Mutex<()>>>>,
-    meta: RwLock<Option<String>>,
+    /// Where hbase:meta is served, as the registry last said.
+    meta: RwLock<Option<Arc<MetaLocations>>>,
+    /// Regions whose location proved wrong lately (LoadBalance lookups read meta's primary).
+    stale: meta_replicas::StaleRegions,
     /// Regions whose calls failed, per table by start key (see the module documentation).
     failed: Mutex<HashMap<TableName, BTreeMap<Bytes, Failed>>>,
     /// How many there are (read without the lock on every successful call).
@@ -425,9 +434,12 @@ impl Locator {
             });
         }
         drop(cache);
+        for loc in &removed {
+            self.stale.note(loc);
+        }
         self.note_failed(removed);
         let mut meta = self.meta.write().unwrap_or_else(|e| e.into_inner());
-        if meta.as_deref() == Some(server) {
+        if meta.as_ref().is_some_and(|m| m.served_by(server)) {
             *meta = None;
         }
     }
@@ -453,6 +465,7 @@ impl Locator {
                     self.invalidate_server(&loc.server);
                 } else {
                     self.invalidate(loc);
+                    self.stale.note(loc);
                 }
                 // Also when the location was not cached (a repeated answer only its caller tried).
                 self.note_failed([Arc::new(loc.clone())]);
@@ -463,6 +476,7 @@ impl Locator {
                         self.moved(loc, to);
                     } else if remote.needs_relocation() {
                         self.invalidate(loc);
+                        self.stale.note(loc);
                         self.note_failed([Arc::new(loc.clone())]);
                     }
                 }
@@ -613,28 +627,49 @@ impl Locator {
         Ok(self.insert(loc))
     }
 
-    /// `host:port` of the server hosting hbase:meta.
+    /// `host:port` of the server hosting hbase:meta (its primary replica).
     pub(crate) async fn meta_server(
         &self,
         ctx: &LocateContext<'_>,
         deadline: Deadline,
     ) -> Result<String> {
+        Ok(self.meta_locations(ctx, deadline).await?.primary.clone())
+    }
+
+    /// Where hbase:meta is served: the primary, and its secondary replicas when lookups may
+    /// read them (the registry is not asked for them otherwise).
+    async fn meta_locations(
+        &self,
+        ctx: &LocateContext<'_>,
+        deadline: Deadline,
+    ) -> Result<Arc<MetaLocations>> {
         if let Some(meta) = self.meta.read().unwrap_or_else(|e| e.into_inner()).clone() {
             return Ok(meta);
         }
+        let with_replicas = ctx.meta_replica_mode != MetaReplicaMode::None;
         // Boxed like the meta lookup: a registry call (ZooKeeper or RPC) is large and rare.
-        let server = Box::pin(
-            ctx.registry
-                .meta_server(ctx.pool, deadline.rpc_timeout(ctx.rpc_timeout)?),
-        )
-        .await?;
-        *self.meta.write().unwrap_or_else(|e| e.into_inner()) = Some(server.clone());
-        Ok(server)
+        let meta = Arc::new(
+            Box::pin(ctx.registry.meta_locations(
+                ctx.pool,
+                deadline.rpc_timeout(ctx.rpc_timeout)?,
+                with_replicas,
+            ))
+            .await?,
+        );
+        *self.meta.write().unwrap_or_else(|e| e.into_inner()) = Some(meta.clone());
+        Ok(meta)
     }
 
-    /// One reversed scan of meta, from `<table>,<row>,99999999999999` down to `<table>,,`:
-    /// the wanted region, and the regions just before it that came in the same page (nearest
-    /// first, each ending where the next nearer one starts).
+    /// Forgets where hbase:meta is, if it is still `meta` (the next lookup asks the registry).
+    fn forget_meta(&self, meta: &Arc<MetaLocations>) {
+        let mut known = self.meta.write().unwrap_or_else(|e| e.into_inner());
+        if known.as_ref().is_some_and(|k| Arc::ptr_eq(k, meta)) {
+            *known = None;
+        }
+    }
+
+    /// One lookup in hbase:meta, at the copies of meta the replica mode says: the wanted
+    /// region, and the regions just before it that came in the same page.
     async fn lookup_in_meta(
         &self,
         ctx: &LocateContext<'_>,
@@ -642,16 +677,89 @@ impl Locator {
         want: Want<'_>,
         deadline: Deadline,
     ) -> Result<(RegionLocation, Vec<RegionLocation>)> {
-        let meta_server = self.meta_server(ctx, deadline).await?;
+        let metas = self.meta_locations(ctx, deadline).await?;
+        if metas.replicas.is_empty() {
+            return self.scan_meta(ctx, &metas, 0, table, want, deadline).await;
+        }
+        match ctx.meta_replica_mode {
+            MetaReplicaMode::None => self.scan_meta(ctx, &metas, 0, table, want, deadline).await,
+            MetaReplicaMode::HedgedRead => {
+                let read = |replica: u32| -> ReplicaRead<'_, _> {
+                    let metas = metas.clone();
+                    Box::pin(async move {
+                        self.scan_meta(ctx, &metas, replica, table, want, deadline)
+                            .await
+                    })
+                };
+                let won = first_answer(ctx.meta_replica_scan_timeout, read(0), || {
+                    metas
+                        .replicas
+                        .iter()
+                        .map(|(id, _)| (*id, read(*id)))
+                        .collect()
+                })
+                .await?;
+                Ok(won.value)
+            }
+            MetaReplicaMode::LoadBalance => {
+                let replica = if self.stale.covers(table, want) {
+                    0
+                } else {
+                    metas.pick(crate::retry::random_unit()).0
+                };
+                if replica > 0 {
+                    match self
+                        .scan_meta(ctx, &metas, replica, table, want, deadline)
+                        .await
+                    {
+                        Ok(found) => return Ok(found),
+                        // A replica that is behind may not know the region (a new table, a
+                        // split) or may be down: the primary knows.
+                        Err(e) => {
+                            tracing::debug!(replica, error = %e, "meta replica lookup failed; asking the primary")
+                        }
+                    }
+                }
+                self.scan_meta(ctx, &metas, 0, table, want, deadline).await
+            }
+        }
+    }
+
+    /// One reversed scan of meta's replica `replica` (0: the primary), from
+    /// `<table>,<row>,99999999999999` down to `<table>,,`: the wanted region, and the regions
+    /// just before it that came in the same page (nearest first, each ending where the next
+    /// nearer one starts).
+    async fn scan_meta(
+        &self,
+        ctx: &LocateContext<'_>,
+        metas: &Arc<MetaLocations>,
+        replica: u32,
+        table: &TableName,
+        want: Want<'_>,
+        deadline: Deadline,
+    ) -> Result<(RegionLocation, Vec<RegionLocation>)> {
+        let meta_server = match replica {
+            0 => &metas.primary,
+            id => {
+                &metas
+                    .replicas
+                    .iter()
+                    .find(|(r, _)| *r == id)
+                    .expect("a replica of the locations given")
+                    .1
+            }
+        };
         ctx.pool.metrics.meta_lookup();
         let request = pb::ScanRequest {
             region: Some(pb::RegionSpecifier {
                 r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
-                value: Bytes::from_static(meta::META_REGION_NAME),
+                value: meta::meta_replica_region_name(replica),
             }),
             scan: Some(pb::Scan {
                 // The neighbouring regions come along and are cached too (prefetch).
                 caching: Some(META_PREFETCH),
+                // A secondary replica serves TIMELINE reads only.
+                consistency: (replica > 0).then_some(pb::Consistency::Timeline as i32),
                 ..meta::lookup_scan(table, want.meta_key(table))
             }),
             number_of_rows: Some(META_PREFETCH),
@@ -663,7 +771,7 @@ impl Locator {
         let frame = match ctx
             .pool
             .call(
-                &meta_server,
+                meta_server,
                 Service::Client,
                 "Scan",
                 // hbase:meta is a system table: the Java client scans it at SYSTEMTABLE_QOS.
@@ -679,9 +787,13 @@ impl Locator {
                 if e.kind() == ErrorKind::Connection
                     || e.remote_error().is_some_and(|r| r.needs_relocation())
                 {
-                    *self.meta.write().unwrap_or_else(|e| e.into_inner()) = None;
+                    self.forget_meta(metas);
                 }
-                return Err(e.with_context("lookup", "hbase:meta"));
+                let at = match replica {
+                    0 => "hbase:meta".to_string(),
+                    id => format!("hbase:meta replica {id}"),
+                };
+                return Err(e.with_context("lookup", at));
             }
         };
         let response: pb::ScanResponse = frame.body("ScanResponse")?;
@@ -727,6 +839,10 @@ pub(crate) struct LocateContext<'a> {
     pub(crate) pool: &'a RpcPool,
     pub(crate) registry: &'a Registry,
     pub(crate) rpc_timeout: std::time::Duration,
+    /// Which copies of hbase:meta lookups read.
+    pub(crate) meta_replica_mode: MetaReplicaMode,
+    /// HedgedRead: the wait for meta's primary before asking its replicas too.
+    pub(crate) meta_replica_scan_timeout: std::time::Duration,
 }
 
 fn overlaps(a: &RegionLocation, b: &RegionLocation) -> bool {

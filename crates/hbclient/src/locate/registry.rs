@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use hbclient_proto::pb;
 
+use super::MetaLocations;
 use crate::config::{Config, Discovery};
 use crate::error::{Error, Result};
 use crate::request::CallMeta;
@@ -44,22 +45,40 @@ impl Registry {
         }
     }
 
-    /// `host:port` of the region server hosting hbase:meta.
-    pub(crate) async fn meta_server(&self, pool: &RpcPool, timeout: Duration) -> Result<String> {
+    /// Where hbase:meta is served: its primary replica, and with `with_replicas` its assigned
+    /// secondary replicas too (ZooKeeper needs more reads for those).
+    pub(crate) async fn meta_locations(
+        &self,
+        pool: &RpcPool,
+        timeout: Duration,
+        with_replicas: bool,
+    ) -> Result<MetaLocations> {
         match self {
             Registry::Rpc(r) => {
                 r.refresh_if_due(pool, timeout).await;
                 let response: pb::GetMetaRegionLocationsResponse =
                     r.call(pool, "GetMetaRegionLocations", timeout).await?;
-                let location = response
-                    .meta_locations
-                    .iter()
-                    .find(|l| l.region_info.replica_id.unwrap_or(0) == 0)
-                    .and_then(|l| l.server_name.as_ref())
-                    .ok_or_else(|| Error::connection("hbase:meta is not assigned yet"))?;
-                Ok(server_addr(location))
+                let mut primary = None;
+                let mut replicas = Vec::new();
+                for location in &response.meta_locations {
+                    let Some(server) = location.server_name.as_ref() else {
+                        continue;
+                    };
+                    match u32::try_from(location.region_info.replica_id.unwrap_or(0)) {
+                        Ok(0) => primary = Some(server_addr(server)),
+                        Ok(id) if with_replicas => replicas.push((id, server_addr(server))),
+                        _ => {}
+                    }
+                }
+                let primary =
+                    primary.ok_or_else(|| Error::connection("hbase:meta is not assigned yet"))?;
+                replicas.sort();
+                Ok(MetaLocations { primary, replicas })
             }
-            Registry::ZooKeeper(z) => z.meta_server(timeout).await,
+            Registry::ZooKeeper(z) if with_replicas => z.meta_locations(timeout).await,
+            Registry::ZooKeeper(z) => {
+                Ok(MetaLocations::primary_only(z.meta_server(timeout).await?))
+            }
         }
     }
 

@@ -216,7 +216,7 @@ impl AsyncTable {
                 .map(|r| {
                     let id = r.id;
                     let known = known.clone();
-                    let read: timeline::ReplicaRead<'_, _> = Box::pin(with_retries(
+                    let read: crate::hedge::ReplicaRead<'_, _> = Box::pin(with_retries(
                         core.policy(),
                         deadline,
                         || core.count_retry(),
@@ -258,7 +258,7 @@ impl AsyncTable {
                 })
                 .collect()
         };
-        let won = timeline::first_answer(
+        let won = crate::hedge::first_answer(
             core.config.primary_call_timeout_get,
             Box::pin(primary),
             secondaries,

@@ -59,7 +59,7 @@ static TABLE_SEQ: AtomicU32 = AtomicU32::new(0);
 
 /// The client settings the environment asks for (see the module doc), and, for mini-hbase over
 /// TLS, the server's TLS setup.
-fn environment() -> (hbclient::ConfigBuilder, Option<mini_hbase::ServerTls>) {
+pub(crate) fn environment() -> (hbclient::ConfigBuilder, Option<mini_hbase::ServerTls>) {
     let mut builder = match std::env::var("HBCLIENT_TEST_CONF_DIR")
         .ok()
         .filter(|s| !s.is_empty())
