@@ -122,6 +122,10 @@ pub(crate) struct Placement {
     pub(crate) replicas: Vec<usize>,
 }
 
+/// A copy of hbase:meta's rows (key and cells), in meta order: what a stalled meta replica
+/// shows.
+pub(crate) type MetaCopy = BTreeMap<MetaRowKey, (Bytes, Vec<hbclient_proto::cell::Cell>)>;
+
 /// A table's definition and state.
 #[derive(Debug, Clone)]
 pub(crate) struct TableEntry {

@@ -106,7 +106,7 @@ impl Scanners {
 /// Where a scanner reads from.
 pub(crate) enum Source {
     /// hbase:meta as it is, or a frozen copy of it (a stalled meta replica).
-    Meta(Option<Arc<crate::state::MetaCopy>>),
+    Meta(Option<Arc<crate::catalog::MetaCopy>>),
     Region(Arc<Region>),
 }
 

@@ -15,8 +15,9 @@ use hbclient_proto::pb;
 use hbclient_proto::meta::TableName;
 use prost::Message;
 
+use crate::catalog::MetaCopy;
 use crate::catalog::{Catalog, Placement};
-use crate::state::{MetaCopy, Shared};
+use crate::state::Shared;
 
 /// One meta row: key and cells (sorted by qualifier).
 pub(crate) type MetaRow = (Bytes, Vec<Cell>);

@@ -441,7 +441,7 @@ fn as_ref(b: &Bound<Bytes>) -> Bound<&[u8]> {
 fn next_meta_row(
     s: &Scanner,
     shared: &crate::state::Shared,
-    copy: Option<&crate::state::MetaCopy>,
+    copy: Option<&crate::catalog::MetaCopy>,
 ) -> Option<(Bytes, Vec<Cell>)> {
     let (lower, upper) = resume_bounds(s);
     let (lower, upper) = (as_ref(&lower), as_ref(&upper));

@@ -121,12 +121,6 @@ pub(crate) struct Shared {
     pub(crate) meta_replicas: RwLock<MetaReplicas>,
 }
 
-/// A copy of hbase:meta's rows (key and cells), in meta order.
-pub(crate) type MetaCopy = std::collections::BTreeMap<
-    hbclient_proto::meta::MetaRowKey,
-    (Bytes, Vec<hbclient_proto::cell::Cell>),
->;
-
 /// hbase:meta's secondary replicas: where they are served, and what they show.
 #[derive(Debug, Default)]
 pub(crate) struct MetaReplicas {
@@ -134,7 +128,7 @@ pub(crate) struct MetaReplicas {
     pub(crate) servers: Vec<usize>,
     /// While frozen, the replicas answer from this copy of meta, taken when they froze (as
     /// replicas whose replication stalled); otherwise they show meta as it is.
-    pub(crate) frozen: Option<Arc<MetaCopy>>,
+    pub(crate) frozen: Option<Arc<crate::catalog::MetaCopy>>,
 }
 
 /// The trace-context headers of the most recent calls that carried any, oldest first; bounded

@@ -8,6 +8,7 @@ mod data;
 mod faults;
 mod handshake;
 mod master;
+mod meta_replicas;
 mod pipelining;
 mod scan;
 mod topology;
