@@ -7,7 +7,7 @@
 //! (seconds, per method), `hbase.client.rpc.calls`, `hbase.client.rpc.sent_bytes`,
 //! `hbase.client.rpc.received_bytes`, `hbase.client.rpc.in_flight`, `hbase.client.retries`,
 //! `hbase.client.meta_lookups`, `hbase.client.connections_opened`, `hbase.client.replica_reads`,
-//! `hbase.client.stale_reads`. RPC metrics carry
+//! `hbase.client.stale_reads`, `hbase.client.meta_replica_lookups`. RPC metrics carry
 //! `server.address` only when `hbclient.metrics.per.server` is true (one series per server can be
 //! many).
 
@@ -69,6 +69,8 @@ pub(crate) struct Metrics {
     pub(crate) replica_reads: AtomicU64,
     /// TIMELINE reads a secondary replica answered (stale results).
     pub(crate) stale_reads: AtomicU64,
+    /// Region lookups a secondary replica of hbase:meta answered.
+    pub(crate) meta_replica_lookups: AtomicU64,
     in_flight: AtomicI64,
     latency: [AtomicU64; BUCKETS],
     /// RPC metrics of the `metrics` facade are labelled with the server.
@@ -88,6 +90,7 @@ impl Default for Metrics {
             writes: AtomicU64::new(0),
             replica_reads: AtomicU64::new(0),
             stale_reads: AtomicU64::new(0),
+            meta_replica_lookups: AtomicU64::new(0),
             in_flight: AtomicI64::new(0),
             latency: Default::default(),
             per_server: false,
@@ -174,6 +177,13 @@ impl Metrics {
         metrics::counter!("hbase.client.stale_reads").increment(1);
     }
 
+    /// A secondary replica of hbase:meta answered a region lookup.
+    pub(crate) fn meta_replica_lookup(&self) {
+        self.meta_replica_lookups.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "metrics")]
+        metrics::counter!("hbase.client.meta_replica_lookups").increment(1);
+    }
+
     pub(crate) fn meta_lookup(&self) {
         self.meta_lookups.fetch_add(1, Ordering::Relaxed);
         #[cfg(feature = "metrics")]
@@ -205,6 +215,7 @@ impl Metrics {
             socket_writes: load(&self.writes),
             replica_reads: load(&self.replica_reads),
             stale_reads: load(&self.stale_reads),
+            meta_replica_lookups: load(&self.meta_replica_lookups),
             in_flight: self.in_flight.load(Ordering::Relaxed).max(0) as u64,
             latency_buckets: self.latency.iter().map(load).collect(),
         }
@@ -297,6 +308,9 @@ pub struct MetricsSnapshot {
     pub replica_reads: u64,
     /// TIMELINE reads a secondary replica answered first (their results are stale).
     pub stale_reads: u64,
+    /// Region lookups a secondary replica of hbase:meta answered
+    /// (`hbase.locator.meta.replicas.mode`); part of `meta_lookups`.
+    pub meta_replica_lookups: u64,
     /// Calls currently waiting for an answer.
     pub in_flight: u64,
     /// RPC latency histogram: entry `i` counts calls faster than 2^i microseconds.

@@ -699,6 +699,9 @@ impl Locator {
                         .collect()
                 })
                 .await?;
+                if won.replica > 0 {
+                    ctx.pool.metrics.meta_replica_lookup();
+                }
                 Ok(won.value)
             }
             MetaReplicaMode::LoadBalance => {
@@ -712,7 +715,10 @@ impl Locator {
                         .scan_meta(ctx, &metas, replica, table, want, deadline)
                         .await
                     {
-                        Ok(found) => return Ok(found),
+                        Ok(found) => {
+                            ctx.pool.metrics.meta_replica_lookup();
+                            return Ok(found);
+                        }
                         // A replica that is behind may not know the region (a new table, a
                         // split) or may be down: the primary knows.
                         Err(e) => {

@@ -56,10 +56,12 @@ async fn load_balanced_lookups_use_every_copy_of_meta() {
     let counters = replicate_meta(mini);
     // A fresh connection per get: each starts with an empty location cache, so each get
     // costs one lookup.
+    let mut answered_by_replicas = 0;
     for _ in 0..30 {
         let conn = load_balanced(&c).await;
         let row = conn.table(&name).unwrap().get(Get::new("h")).await.unwrap();
         assert!(!row.is_empty());
+        answered_by_replicas += conn.metrics().meta_replica_lookups;
     }
     let served = lookups(mini, &counters);
     assert_eq!(
@@ -72,6 +74,7 @@ async fn load_balanced_lookups_use_every_copy_of_meta() {
         served.iter().all(|&n| n > 0),
         "every copy served lookups: {served:?}"
     );
+    assert_eq!(answered_by_replicas, served[1] + served[2]);
 
     // The default mode reads the primary only.
     let before = lookups(mini, &counters);
@@ -193,6 +196,7 @@ async fn hedged_lookups_are_answered_by_replicas_while_the_primary_is_paused() {
         took < Duration::from_secs(1),
         "answered by a replica in {took:?}"
     );
+    assert_eq!(hedged_conn.metrics().meta_replica_lookups, 1);
     let served = lookups(mini, &counters);
     assert!(served[1] + served[2] >= 1, "{served:?}");
     // Reading the primary only, the same lookup waits for the paused server until the deadline.
