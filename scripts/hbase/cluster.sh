@@ -4,6 +4,10 @@
 #
 #   hbase.sh start --region-servers N     (N >= 3 recommended) fresh cluster; waits until the master sees N live region
 #                                         servers and a table round trip works; prints key=value endpoint lines
+#        [--meta-replicas R]              (env META_REPLICAS; 1 <= R <= N, default 1 = no replicas, config unchanged)
+#                                         hbase:meta with R region replicas on R different servers, kept current by
+#                                         hbase:meta WAL replication; start also waits until every replica is open
+#                                         and prints meta_replicas=R; see README.md "hbase:meta replicas"
 #   hbase.sh status                       one JSON object: zookeeper, master, region_servers [{name,address,pid,state}]
 #   hbase.sh stop                         Admin.shutdown(), then SIGTERM, then SIGKILL (paused JVMs get SIGCONT first)
 #   hbase.sh kill|pause|resume NAME       SIGKILL | SIGSTOP | SIGCONT; NAME is rsK, master or zookeeper
@@ -14,6 +18,9 @@
 #                                         | create TABLE [SPLITKEY...] | drop TABLE
 #   hbase.sh peer TABLE SECS LOGFILE      the Java client's chaos workload (src/ChaosPeer.java) on TABLE for SECS
 #                                         seconds, beside tests/cluster_chaos.rs (HBCLIENT_CHAOS_JAVA_PEER=1)
+#   hbase.sh meta-replicas report         src/MetaReplicas.java: znodes, GetMetaRegionLocations, raw replica scans,
+#                                         replica lag of a new table and a move (META-REPLICAS-FACTS.md)
+#   hbase.sh meta-replicas wait [R] [SECS]  wait until R meta replicas are open on distinct servers
 #
 # status/stop address the cluster whenever one was started and not stopped (cluster.env exists); add --standalone
 # to address the standalone instance instead. `status --cluster` prints the JSON even when no cluster is registered.
@@ -21,7 +28,8 @@
 # Env: HBASE_CLUSTER_DIR (scripts/hbase/.work/cluster), HBASE_CLUSTER_ZK_PORT (2381), HBASE_CLUSTER_MASTER_PORT
 # (16200), HBASE_CLUSTER_RS_PORT (16220; rsK listens on it + HBASE_CLUSTER_RS_PORT_STEP (10) * (K-1)),
 # HBASE_CLUSTER_ZK_HEAP (128m), HBASE_CLUSTER_MASTER_HEAP (512m), HBASE_CLUSTER_RS_HEAP (1g),
-# HBASE_CLUSTER_SESSION_TIMEOUT (10000 ms), HBASE_CLUSTER_RPC_TIMEOUT (10000 ms), HBASE_START_TIMEOUT (180 s), HBASE_STOP_TIMEOUT (30 s).
+# HBASE_CLUSTER_SESSION_TIMEOUT (10000 ms), HBASE_CLUSTER_RPC_TIMEOUT (10000 ms), HBASE_START_TIMEOUT (180 s), HBASE_STOP_TIMEOUT (30 s),
+# META_REPLICAS (1), HBASE_CLUSTER_META_REPLICATION (1; 0 = meta replicas only see flushed meta files, for experiments).
 # shellcheck shell=bash
 
 CL_DIR="${HBASE_CLUSTER_DIR:-$WORK/cluster}"
@@ -33,7 +41,7 @@ cluster_owns() {
   local a1="${2:-}"
   case "$c" in
     start) [ -n "${REGION_SERVERS:-}" ] ;;
-    kill | pause | resume | verify | admin | peer) return 0 ;;
+    kill | pause | resume | verify | admin | peer | meta-replicas) return 0 ;;
     restart) [ -n "${REGION_SERVERS:-}" ] || [[ "$a1" =~ ^(rs[0-9]+|master|zookeeper)$ ]] ;;
     log) [[ "$a1" =~ ^(rs[0-9]+|master|zookeeper)$ ]] ;;
     status) [ "$a1" = --cluster ] || { [ "$a1" != --standalone ] && [ -f "$CL_ENV" ]; } ;;
@@ -60,8 +68,15 @@ cl_settings() {
     C_SESSION="${HBASE_CLUSTER_SESSION_TIMEOUT:-10000}"
     C_RPC_TIMEOUT="${HBASE_CLUSTER_RPC_TIMEOUT:-10000}"
     C_WAL_FENCE="${HBASE_CLUSTER_WAL_FENCE:-1}"
+    C_META_REPLICAS="${META_REPLICAS:-1}"
+    C_META_REPLICATION="${HBASE_CLUSTER_META_REPLICATION:-1}"
   fi
+  # (a cluster.env written before --meta-replicas existed has neither key)
+  C_META_REPLICAS="${C_META_REPLICAS:-1}"
+  C_META_REPLICATION="${C_META_REPLICATION:-1}"
   [[ "$C_N" =~ ^[0-9]+$ ]] && [ "$C_N" -ge 1 ] || die "--region-servers needs a positive number, got '$C_N'"
+  [[ "$C_META_REPLICAS" =~ ^[0-9]+$ ]] && [ "$C_META_REPLICAS" -ge 1 ] && [ "$C_META_REPLICAS" -le "$C_N" ] \
+    || die "--meta-replicas needs a number from 1 to --region-servers ($C_N), got '$C_META_REPLICAS'"
   # The jars and compiled helpers of the version the cluster runs.
   VDIR="$WORK/$C_VERSION"
   CPFILE="$VDIR/cp.txt"
@@ -78,6 +93,7 @@ cl_write_env() {
     echo "C_RS_PORT=$C_RS_PORT"; echo "C_RS_STEP=$C_RS_STEP"
     echo "C_ZK_HEAP=$C_ZK_HEAP"; echo "C_MASTER_HEAP=$C_MASTER_HEAP"; echo "C_RS_HEAP=$C_RS_HEAP"
     echo "C_SESSION=$C_SESSION"; echo "C_RPC_TIMEOUT=$C_RPC_TIMEOUT"; echo "C_WAL_FENCE=$C_WAL_FENCE"
+    echo "C_META_REPLICAS=$C_META_REPLICAS"; echo "C_META_REPLICATION=$C_META_REPLICATION"
   } >"$CL_ENV"
 }
 
@@ -232,6 +248,7 @@ EOF
 EOF
   [ -z "$fsimpl" ] || sed -i "s|^</configuration>|  <!-- fence a declared-dead server's WAL (see src/FencedLocalFileSystem.java) -->\n  $fsimpl\n</configuration>|" \
     "$CL_DIR/conf/hbase-site.xml"
+  [ "$C_META_REPLICAS" = 1 ] || cl_write_meta_replica_conf
   cat >"$CL_DIR/conf/log4j2.properties" <<'EOF'
 status = warn
 appender.console.type = Console
@@ -249,6 +266,32 @@ logger.hadoop.level = WARN
 logger.hbase.name = org.apache.hadoop.hbase
 logger.hbase.level = INFO
 EOF
+}
+
+# --meta-replicas R > 1: the keys HBase 2.6 needs for hbase:meta replicas that see new meta edits (README.md
+# "hbase:meta replicas"; observed facts in META-REPLICAS-FACTS.md). Appended to hbase-site.xml, read by every JVM.
+cl_write_meta_replica_conf() {
+  local repl=""
+  [ "$C_META_REPLICATION" = 1 ] && repl="
+  <!-- region servers: the server opening the primary hbase:meta region tails the meta WAL and replays every edit
+       into the replicas (CatalogReplicationSource, HBASE-18070); without it a replica sees only flushed meta files,
+       so a new table's rows stay invisible on it until hbase:meta flushes -->
+  <property><name>hbase.region.replica.replication.catalog.enabled</name><value>true</value></property>
+  <!-- that replication source polls the meta WAL, and while it finds nothing new it sleeps
+       sleepforretries x k with k growing by one per empty poll up to maxretriesmultiplier (defaults 1000 ms and
+       300): after a minute without meta edits the next edit reached the replicas only 10+ s later. 100 ms x 10
+       caps the idle poll at 1 s. (No other replication source runs on this cluster.) -->
+  <property><name>replication.source.sleepforretries</name><value>100</value></property>
+  <property><name>replication.source.maxretriesmultiplier</name><value>10</value></property>"
+  local keys="
+  <!-- hbase:meta replicas (start option meta-replicas = $C_META_REPLICAS). master: after initialization it compares this
+       (deprecated since 2.4, still honoured in 2.6) with hbase:meta's REGION_REPLICATION and runs a
+       ModifyTableProcedure, which assigns replicas 1..R-1 (hbase:meta,,1_0001 ...) to servers other than the
+       primary's. hbase.regionserver.storefile.refresh.period above also refreshes the replicas' store files. -->
+  <property><name>hbase.meta.replica.count</name><value>$C_META_REPLICAS</value></property>$repl"
+  local f="$CL_DIR/conf/hbase-site.xml" tmp
+  tmp="$(mktemp "$f.XXXXXX")"
+  awk -v keys="$keys" '/^<\/configuration>/ { print keys } { print }' "$f" >"$tmp" && mv "$tmp" "$f"
 }
 
 # Starts process NAME in its own session (it outlives the calling shell), appending to its log; records its pid.
@@ -346,6 +389,16 @@ cl_peer() {
     -Dpeer.zk="127.0.0.1:$C_ZK_PORT" -cp "$PROBE_DIR:$(cat "$CPFILE")" ChaosPeer "$@"
 }
 
+# src/MetaReplicas.java (compiled by fetch with the probe tools): wait R SECS | report.
+cl_meta_replicas() {
+  HBASE_VERSION="$C_VERSION"
+  fetch
+  local ports="$C_MASTER_PORT" n
+  for n in $(cl_rs_names); do ports+=",$(cl_port "$n")"; done
+  "$JAVA" "${JDK_FLAGS[@]}" -Xmx256m -Dlog4j2.configurationFile="$HERE/conf/log4j2-client.properties" \
+    -Dmeta.zk.port="$C_ZK_PORT" -Dmeta.ports="$ports" -cp "$PROBE_DIR:$(cat "$CPFILE")" MetaReplicas "$@"
+}
+
 cl_print_endpoints() {
   local n all=""
   echo "zookeeper=127.0.0.1:$C_ZK_PORT"
@@ -354,6 +407,7 @@ cl_print_endpoints() {
   echo "region_servers=$all"
   for n in $(cl_rs_names); do echo "$n=127.0.0.1:$(cl_port "$n")"; done
   echo "hbase_version=$C_VERSION"
+  [ "$C_META_REPLICAS" = 1 ] || echo "meta_replicas=$C_META_REPLICAS"
 }
 
 cl_dump_logs() {
@@ -393,6 +447,8 @@ cl_stop() {
     return 0
   fi
   log "stopping the cluster ..."
+  local offs=() i=0
+  for n in $(cl_rs_names); do offs+=("$(stat -c %s "$(cl_log "$n")" 2>/dev/null || echo 0)"); done
   # Orderly: Admin.shutdown() + stopRegionServer, while ZooKeeper and the master are still up.
   if [ "$(cl_state master)" = running ] && [ "$(cl_state zookeeper)" = running ]; then
     CL_TIMEOUT=25 cl_check shutdown >/dev/null 2>&1 || log "Admin.shutdown() failed; using SIGTERM"
@@ -402,6 +458,17 @@ cl_stop() {
     alive=0
     for n in master $(cl_rs_names); do cl_pid "$n" >/dev/null && alive=1; done
     [ "$alive" = 0 ] || [ "$SECONDS" -ge "$deadline" ] && break
+    # With meta replicas, the hbase:meta primary's JVM stays up after "Exiting" (non-daemon
+    # RegionReplicaReplicationEndpoint-rpc-shared-pool threads); SIGTERM below ends it. Stop waiting once every
+    # server still alive has logged "Exiting".
+    if [ "$C_META_REPLICAS" != 1 ] && ! cl_pid master >/dev/null; then
+      alive=0; i=0
+      for n in $(cl_rs_names); do
+        cl_pid "$n" >/dev/null && ! grep -q 'Exiting; stopping=' < <(tail -c +"$((offs[i] + 1))" "$(cl_log "$n")") && alive=1
+        i=$((i + 1))
+      done
+      [ "$alive" = 0 ] && break
+    fi
     sleep 0.3
   done
   # Stragglers: SIGTERM all at once, then SIGKILL.
@@ -454,6 +521,14 @@ cl_start() {
     rm -f "$CL_ENV"
     die "the cluster did not become ready (a JVM exited, or not ready within ${CL_START_TIMEOUT}s); JVMs killed"
   fi
+  if [ "$C_META_REPLICAS" != 1 ] && ! cl_meta_replicas wait "$C_META_REPLICAS" "$CL_START_TIMEOUT"; then
+    cl_dump_logs 30
+    for n in $(cl_names); do
+      p="$(cl_pid "$n")" && kill -KILL "$p" 2>/dev/null || true
+    done
+    rm -f "$CL_ENV"
+    die "hbase:meta did not get $C_META_REPLICAS open replicas on distinct servers within ${CL_START_TIMEOUT}s; JVMs killed"
+  fi
   log "ready in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s"
   cl_print_endpoints
 }
@@ -467,6 +542,7 @@ cl_json_proc() { # name -> {"address":..,"pid":..,"state":..}
 cl_status() {
   local n sep="" out
   out="{\"mode\":\"cluster\",\"hbase_version\":\"$C_VERSION\""
+  [ "$C_META_REPLICAS" = 1 ] || out+=",\"meta_replicas\":$C_META_REPLICAS"
   out+=",\"zookeeper\":{$(cl_json_proc zookeeper)}"
   out+=",\"master\":{$(cl_json_proc master)}"
   out+=",\"region_servers\":["
@@ -581,6 +657,12 @@ cluster_main() {
     log) [ -f "$(cl_log "$1")" ] || die "no log $(cl_log "$1")"; tail -n "${2:-100}" "$(cl_log "$1")" ;;
     verify) cl_verify "$@" ;;
     peer) cl_peer "$@" ;;
+    meta-replicas)
+      case "${1:-}" in
+        report) cl_meta_replicas report ;;
+        wait) cl_meta_replicas wait "${2:-$C_META_REPLICAS}" "${3:-$CL_START_TIMEOUT}" ;;
+        *) die "usage: hbase.sh meta-replicas report | wait [R] [SECS]" ;;
+      esac ;;
     admin)
       [ $# -gt 0 ] || die "usage: hbase.sh admin regions [TABLE] | move ENCODED [rsK] | split TABLE|ENCODED [ROW] | merge ENC ENC | balance | create TABLE [SPLITKEY...] | drop TABLE"
       cl_check "$@" ;;

@@ -11,6 +11,8 @@
 #   bash scripts/hbase/hbase.sh classpath same, then print the classpath
 #   bash scripts/hbase/hbase.sh probe MODE [ARGS]   run src/Probe.java (zk | rpc [host:port] | znodes | meta | preamble | get TABLE ROW)
 #   bash scripts/hbase/hbase.sh log [N]   tail the server log
+#   bash scripts/hbase/hbase.sh start --region-servers N [--meta-replicas R]   pseudo-distributed cluster instead,
+#        optionally with hbase:meta replicated R ways (env REGION_SERVERS, META_REPLICAS); see cluster.sh
 #
 # Options: --version V (or env HBASE_VERSION). Env: HBASE_ZK_PORT HBASE_MASTER_PORT HBASE_RS_PORT HBASE_HEAP
 # HBASE_START_TIMEOUT HBASE_STOP_TIMEOUT HBASE_RUN_DIR JAVA_HOME MVN.
@@ -35,6 +37,8 @@ while [ $# -gt 0 ]; do
     --client-auth=*) HBASE_TLS_CLIENT_AUTH="${1#--client-auth=}"; shift ;;
     --region-servers) REGION_SERVERS="$2"; shift 2 ;;       # pseudo-distributed cluster, see cluster.sh
     --region-servers=*) REGION_SERVERS="${1#--region-servers=}"; shift ;;
+    --meta-replicas) META_REPLICAS="$2"; shift 2 ;;         # hbase:meta replicas (cluster only), see cluster.sh
+    --meta-replicas=*) META_REPLICAS="${1#--meta-replicas=}"; shift ;;
     *) extra+=("$1"); shift ;;
   esac
 done
@@ -308,7 +312,9 @@ if cluster_owns "$cmd" "${extra[@]}"; then
 fi
 
 case "$cmd" in
-  start) do_start ;;
+  start)
+    [ "${META_REPLICAS:-1}" = 1 ] || die "--meta-replicas (META_REPLICAS=$META_REPLICAS) needs the cluster: start --region-servers N"
+    do_start ;;
   stop) do_stop; sec_stop ;;
   restart) do_stop; sec_stop; do_start ;;
   status) do_status ;;
@@ -319,6 +325,6 @@ case "$cmd" in
     probe "${extra[@]}" ;;
   log) tail -n "${extra[0]:-100}" "$LOG" ;;
   *)
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 2 ;;
 esac

@@ -123,7 +123,8 @@ pub unsafe extern "C" fn hb_config_new(out: *mut *mut hb_config) -> hb_status {
 /// replicas of hbase:meta region lookups read; a cluster runs meta with replicas when its
 /// `REGION_REPLICATION` is above 1), `hbase.meta.replicas.use` (bool: the older switch,
 /// HedgedRead when the mode is None), `hbase.client.meta.replica.scan.timeout` (microseconds:
-/// in HedgedRead, how long a lookup waits for meta's primary before asking its replicas too),
+/// in HedgedRead, how long a lookup waits for meta's primary before asking its replicas too;
+/// in LoadBalance, for the picked replica before asking the primary too),
 /// `hbclient.scanner.prefetch.depth` (batches a scan fetches ahead of the reader, default 1),
 /// `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
 /// 0: no timer), `hbase.client.write.buffer.maxinflight` (size),

@@ -343,7 +343,9 @@ impl Config {
 
     /// `hbase.client.meta.replica.scan.timeout` (microseconds, as in HBase; default 1 s): in
     /// [`MetaReplicaMode::HedgedRead`], how long a region lookup waits for hbase:meta's primary
-    /// replica before asking its secondary replicas as well.
+    /// replica before asking its secondary replicas as well; in
+    /// [`MetaReplicaMode::LoadBalance`], how long it waits for the picked secondary before
+    /// asking the primary as well.
     pub fn meta_replica_scan_timeout(&self) -> Duration {
         self.meta_replica_scan_timeout
     }
@@ -436,8 +438,10 @@ pub enum MetaReplicaMode {
     /// primary fails), the secondary replicas too, and the first answer wins.
     HedgedRead,
     /// Each lookup reads one replica picked at random, primary included, spreading the lookup
-    /// load; a region whose location from a replica proved wrong in the last 3 s is looked
-    /// up at the primary.
+    /// load; a region whose location proved wrong in the last 3 s is looked up at the primary.
+    /// When the picked replica fails (it may be behind and not know a new region) or has not
+    /// answered after [`Config::meta_replica_scan_timeout`], the primary is asked too (HBase's
+    /// client fails the lookup or waits instead).
     LoadBalance,
 }
 

@@ -2,7 +2,9 @@
 //! answer wins.
 //!
 //! Used by TIMELINE reads of user regions (the primary replica, then its secondaries) and by
-//! region lookups in hbase:meta's replicas (`hbase.locator.meta.replicas.mode=HedgedRead`).
+//! region lookups in hbase:meta's replicas: HedgedRead races the primary against the
+//! replicas ([`first_answer`]), LoadBalance reads one replica and falls back to the primary
+//! when it fails or is slow ([`preferred_then_fallback`]).
 //! It knows nothing about regions or RPCs: each read is a future, tagged with the replica id
 //! that answers it.
 
@@ -90,6 +92,44 @@ pub(crate) async fn first_answer<'a, T: Send + 'a>(
         .unwrap_or_else(|| Error::connection("no replica of the region could be read")))
 }
 
+/// Runs `preferred` (a copy that may be behind, down or paused); after `wait`, or at once when
+/// it fails in any way, also `fallback` (the copy that is never behind). The first success wins,
+/// with `true` when `preferred` gave it; when both fail, `fallback`'s error is returned (the
+/// one a read of that copy alone would have seen).
+pub(crate) async fn preferred_then_fallback<'a, T: Send + 'a>(
+    wait: Duration,
+    preferred: ReplicaRead<'a, T>,
+    fallback: ReplicaRead<'a, T>,
+) -> Result<(T, bool)> {
+    let mut preferred = preferred;
+    let mut preferred_failed = false;
+    tokio::select! {
+        outcome = &mut preferred => match outcome {
+            Ok(value) => return Ok((value, true)),
+            Err(_) => preferred_failed = true,
+        },
+        () = tokio::time::sleep(wait) => {}
+    }
+    if preferred_failed {
+        return fallback.await.map(|value| (value, false));
+    }
+    let mut fallback = fallback;
+    let mut fallback_error = None;
+    loop {
+        tokio::select! {
+            outcome = &mut fallback, if fallback_error.is_none() => match outcome {
+                Ok(value) => return Ok((value, false)),
+                Err(e) => fallback_error = Some(e),
+            },
+            outcome = &mut preferred => return match (outcome, fallback_error) {
+                (Ok(value), _) => Ok((value, true)),
+                (Err(_), Some(e)) => Err(e),
+                (Err(_), None) => fallback.await.map(|value| (value, false)),
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,6 +192,68 @@ mod tests {
         let e = first_answer::<&str>(WAIT, after(40, Err(Error::timeout("primary slow"))), || {
             vec![(1, after(1, Err(Error::connection("s1 down"))))]
         })
+        .await
+        .err()
+        .unwrap();
+        assert_eq!(e.kind(), ErrorKind::Timeout);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_preferred_copy_answers_unless_it_fails_or_is_slow() {
+        let start = tokio::time::Instant::now();
+        let won = preferred_then_fallback(WAIT, after(5, Ok("r")), after(1, Ok("p")))
+            .await
+            .unwrap();
+        assert_eq!(won, ("r", true));
+        assert_eq!(
+            start.elapsed(),
+            Duration::from_millis(5),
+            "fallback never asked"
+        );
+        // Any failure of the preferred copy, final or not, asks the fallback at once.
+        let start = tokio::time::Instant::now();
+        let won = preferred_then_fallback(
+            WAIT,
+            after(2, Err(Error::invalid("no such table here"))),
+            after(3, Ok("p")),
+        )
+        .await
+        .unwrap();
+        assert_eq!(won, ("p", false));
+        assert_eq!(start.elapsed(), Duration::from_millis(5));
+        // A slow preferred copy: the fallback joins after the wait; the first answer wins.
+        let won = preferred_then_fallback(WAIT, after(1000, Ok("r")), after(3, Ok("p")))
+            .await
+            .unwrap();
+        assert_eq!(won, ("p", false));
+        let won = preferred_then_fallback(WAIT, after(12, Ok("r")), after(50, Ok("p")))
+            .await
+            .unwrap();
+        assert_eq!(won, ("r", true));
+        // The preferred copy still wins after the fallback failed; both failing reports the
+        // fallback's error.
+        let won = preferred_then_fallback(
+            WAIT,
+            after(40, Ok("r")),
+            after(1, Err(Error::connection("down"))),
+        )
+        .await
+        .unwrap();
+        assert_eq!(won, ("r", true));
+        let e = preferred_then_fallback::<&str>(
+            WAIT,
+            after(40, Err(Error::invalid("behind"))),
+            after(20, Err(Error::timeout("primary slow"))),
+        )
+        .await
+        .err()
+        .unwrap();
+        assert_eq!(e.kind(), ErrorKind::Timeout);
+        let e = preferred_then_fallback::<&str>(
+            WAIT,
+            after(20, Err(Error::invalid("behind"))),
+            after(40, Err(Error::timeout("primary slow"))),
+        )
         .await
         .err()
         .unwrap();

@@ -460,23 +460,10 @@ impl Schedule {
         tokio::time::sleep(Duration::from_secs(secs)).await;
     }
 
-    /// Where hbase:meta is: the master's last "Setting hbase:meta replicaId=0 location in
-    /// ZooKeeper as HOST,PORT,CODE" log line (asking through a JVM takes up to a minute on a
-    /// loaded 2-core box).
+    /// The `rsK` holding hbase:meta (from the master's log), or "" when unknown.
     fn meta_slot(&self) -> String {
-        let dir = std::env::var("HBASE_CLUSTER_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| self.hbase_sh.with_file_name(".work").join("cluster"));
-        let log = std::fs::read_to_string(dir.join("logs/master.log")).unwrap_or_default();
-        let marker = "Setting hbase:meta replicaId=0 location in ZooKeeper as ";
-        log.lines()
-            .rev()
-            .find_map(|l| {
-                let server = l[l.find(marker)? + marker.len()..]
-                    .split(',')
-                    .take(2)
-                    .collect::<Vec<_>>();
-                let addr = format!("{}:{}", server.first()?, server.get(1)?);
+        cluster_log::meta_primary_address(&self.hbase_sh)
+            .and_then(|addr| {
                 self.slots
                     .iter()
                     .find(|(a, _)| *a == addr)

@@ -12,17 +12,27 @@
 //! `hbase.sh resume rsK`, reads must be fresh again. The p50/p99 figures are printed
 //! (`TIMELINE get p99 ...`); BENCHMARKS.md records them.
 //!
+//! `meta_lookups_read_meta_replicas` needs hbase:meta itself replicated
+//! (`hbase.sh start --region-servers 3 --meta-replicas 3`; `scripts/meta-replicas-cluster.sh`
+//! runs it): region lookups in LoadBalance mode through both registries, a table read right
+//! after it is created (replicas that are behind send the lookup to the primary), and
+//! HedgedRead lookups answered by the replicas while meta's primary server is paused.
+//!
 //! Gated: `HBCLIENT_TEST_REAL_CLUSTER=<dir holding hbase.sh>` (as tests/cluster_chaos.rs);
 //! without it the test prints `SKIPPED:` and passes. `scripts/chaos-cluster.sh` runs it on its
 //! cluster. By hand: `bash scripts/hbase/hbase.sh start --region-servers 3 &&
 //! HBCLIENT_TEST_REAL_CLUSTER=scripts/hbase cargo test -p hbclient --test cluster_replicas --
 //! --nocapture`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
-use hbclient::{Config, Connection, Consistency, ErrorKind, Get, Put, Scan, TableDescriptor};
+use hbclient::{
+    Config, Connection, Consistency, ErrorKind, Get, MetaReplicaMode, Put, Scan, TableDescriptor,
+};
 
 /// TIMELINE gets measured with a healthy primary.
 const SAMPLES: usize = 100;
@@ -299,6 +309,155 @@ async fn timeline_reads_survive_a_paused_primary() {
     assert!(got.is_stale() || got.value(b"f", b"q").map(|v| &v[..]) == Some(&b"new"[..]));
 
     // Best effort: a leftover table on a test cluster harms nothing.
+    if let Err(e) = async {
+        admin.disable_table(&name).await?;
+        admin.delete_table(&name).await
+    }
+    .await
+    {
+        eprintln!("could not drop {name}: {e}");
+    }
+}
+
+/// Fresh connections (each with an empty location cache) that get `row` once from `table`:
+/// how many of their region lookups a meta replica answered.
+async fn lookups_from_replicas(
+    config: impl Fn() -> Config,
+    table: &str,
+    row: &str,
+    n: usize,
+) -> u64 {
+    let mut from_replicas = 0;
+    for i in 0..n {
+        let conn = Connection::connect(config()).await.expect("connect");
+        conn.table(table)
+            .unwrap()
+            .get(Get::new(row.to_string()))
+            .await
+            .unwrap_or_else(|e| panic!("get {i} of {n} on {table}: {e}"));
+        let m = conn.metrics();
+        assert!(
+            m.meta_lookups >= 1,
+            "a fresh connection looked the region up"
+        );
+        from_replicas += m.meta_replica_lookups;
+    }
+    from_replicas
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn meta_lookups_read_meta_replicas() {
+    let Some(sh) = hbase_sh() else {
+        println!("SKIPPED: meta_lookups_read_meta_replicas needs HBCLIENT_TEST_REAL_CLUSTER");
+        return;
+    };
+    let status = run(&sh, &["status"]);
+    if !status.contains("\"meta_replicas\":3") {
+        println!(
+            "SKIPPED: meta_lookups_read_meta_replicas needs `hbase.sh start --region-servers 3 \
+             --meta-replicas 3` (status: {status})"
+        );
+        return;
+    }
+    let zk = json_str_after(&status, "\"zookeeper\":{\"address\":\"").expect("zookeeper address");
+    let master = json_str_after(&status, "\"master\":{\"address\":\"").expect("master address");
+    let with = |mode: MetaReplicaMode, registry: &str| {
+        let builder = if registry == "zk" {
+            Config::builder().zookeeper(&zk)
+        } else {
+            Config::builder().bootstrap(&master)
+        };
+        builder
+            .pause(Duration::from_millis(50))
+            .operation_timeout(Duration::from_secs(20))
+            .meta_replica_mode(mode)
+            .set("hbase.client.meta.replica.scan.timeout", "300000")
+            .unwrap()
+            .build()
+    };
+    let conn = Connection::connect(with(MetaReplicaMode::None, "zk"))
+        .await
+        .expect("connect");
+    let admin = conn.admin();
+    let name = format!("hbclient_meta_replicas_{}", std::process::id());
+    admin
+        .create_table(&TableDescriptor::new(&name, &["f"]).unwrap(), &[])
+        .await
+        .expect("create a table");
+    conn.table(&name)
+        .unwrap()
+        .put(Put::new("r").add("f", "q", "v"))
+        .await
+        .unwrap();
+
+    // Right after the create the replicas may not show the table yet (catalog replication
+    // trails by ~0.1-0.5 s, and a replica opening has reads off): every lookup still succeeds.
+    lookups_from_replicas(|| with(MetaReplicaMode::LoadBalance, "zk"), &name, "r", 10).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Caught up: each lookup reads a random copy, so two thirds are answered by replicas; none
+    // in 20 would be a one-in-3.5-billion chance.
+    for registry in ["zk", "rpc"] {
+        let from_replicas = lookups_from_replicas(
+            || with(MetaReplicaMode::LoadBalance, registry),
+            &name,
+            "r",
+            20,
+        )
+        .await;
+        println!(
+            "LoadBalance via {registry}: {from_replicas} of 20 lookups answered by meta replicas"
+        );
+        assert!(
+            from_replicas >= 1,
+            "{registry}: no lookup read a meta replica"
+        );
+    }
+
+    // HedgedRead with meta's primary server paused: the table's region moves off that server,
+    // then lookups are answered by the replicas after the 300 ms wait. The pause stays far
+    // below the 10 s ZooKeeper session timeout.
+    let meta_at =
+        common::cluster_log::meta_primary_address(&sh).expect("meta's server in the master log");
+    let slot = slot_of(&status, &meta_at).expect("meta's rsK in hbase.sh status");
+    let other = status
+        .split("\"address\":\"")
+        .skip(1)
+        .filter_map(|p| p.split('"').next())
+        .find(|a| *a != meta_at && *a != zk && *a != master)
+        .expect("another region server")
+        .to_string();
+    let region_at = |conn: &Connection| {
+        let admin = conn.admin();
+        let name = name.clone();
+        async move { admin.table_regions(&name).await.unwrap()[0].server.clone() }
+    };
+    if region_at(&conn).await.as_deref() == Some(meta_at.as_str()) {
+        admin
+            .move_region(&name, b"", Some(&other))
+            .await
+            .expect("move the region off meta's server");
+        let until = Instant::now() + Duration::from_secs(30);
+        while region_at(&conn).await.as_deref() != Some(other.as_str()) {
+            assert!(Instant::now() < until, "the region never moved to {other}");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+    let hedged = Connection::connect(with(MetaReplicaMode::HedgedRead, "zk"))
+        .await
+        .expect("connect");
+    println!("pausing {slot} (hbase:meta's primary at {meta_at})");
+    run(&sh, &["pause", &slot]);
+    let resume = Resume(&sh, slot.clone());
+    let started = Instant::now();
+    let got = hedged.table(&name).unwrap().get(Get::new("r")).await;
+    let took = started.elapsed();
+    drop(resume);
+    let got = got.expect("a get whose lookup the meta replicas answered");
+    assert_eq!(got.value(b"f", b"q").map(|v| &v[..]), Some(&b"v"[..]));
+    println!("HedgedRead lookup with meta's primary paused: get answered in {took:?}");
+    assert_eq!(hedged.metrics().meta_replica_lookups, 1);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+
     if let Err(e) = async {
         admin.disable_table(&name).await?;
         admin.delete_table(&name).await

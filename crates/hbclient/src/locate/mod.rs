@@ -43,7 +43,7 @@ pub(crate) use registry::Registry;
 use crate::codec::scan_results;
 use crate::config::MetaReplicaMode;
 use crate::error::{Error, ErrorKind, Result};
-use crate::hedge::{first_answer, ReplicaRead};
+use crate::hedge::{first_answer, preferred_then_fallback, ReplicaRead};
 use crate::request::{priority, CallMeta};
 use crate::retry::Deadline;
 use crate::rpc::{RpcPool, Service};
@@ -681,16 +681,16 @@ impl Locator {
         if metas.replicas.is_empty() {
             return self.scan_meta(ctx, &metas, 0, table, want, deadline).await;
         }
+        let read = |replica: u32| -> ReplicaRead<'_, _> {
+            let metas = metas.clone();
+            Box::pin(async move {
+                self.scan_meta(ctx, &metas, replica, table, want, deadline)
+                    .await
+            })
+        };
         match ctx.meta_replica_mode {
             MetaReplicaMode::None => self.scan_meta(ctx, &metas, 0, table, want, deadline).await,
             MetaReplicaMode::HedgedRead => {
-                let read = |replica: u32| -> ReplicaRead<'_, _> {
-                    let metas = metas.clone();
-                    Box::pin(async move {
-                        self.scan_meta(ctx, &metas, replica, table, want, deadline)
-                            .await
-                    })
-                };
                 let won = first_answer(ctx.meta_replica_scan_timeout, read(0), || {
                     metas
                         .replicas
@@ -710,23 +710,19 @@ impl Locator {
                 } else {
                     metas.pick(crate::retry::random_unit()).0
                 };
-                if replica > 0 {
-                    match self
-                        .scan_meta(ctx, &metas, replica, table, want, deadline)
-                        .await
-                    {
-                        Ok(found) => {
-                            ctx.pool.metrics.meta_replica_lookup();
-                            return Ok(found);
-                        }
-                        // A replica that is behind may not know the region (a new table, a
-                        // split) or may be down: the primary knows.
-                        Err(e) => {
-                            tracing::debug!(replica, error = %e, "meta replica lookup failed; asking the primary")
-                        }
-                    }
+                if replica == 0 {
+                    return self.scan_meta(ctx, &metas, 0, table, want, deadline).await;
                 }
-                self.scan_meta(ctx, &metas, 0, table, want, deadline).await
+                // A replica that is behind may not know the region (a new table, a split), and
+                // one that is down or paused would hold the lookup up: the primary knows, and
+                // is asked when the replica fails or is slow.
+                let (found, from_replica) =
+                    preferred_then_fallback(ctx.meta_replica_scan_timeout, read(replica), read(0))
+                        .await?;
+                if from_replica {
+                    ctx.pool.metrics.meta_replica_lookup();
+                }
+                Ok(found)
             }
         }
     }

@@ -4,6 +4,8 @@
 //! `Ledger` that the tests check the cluster against afterwards.
 #![allow(dead_code)]
 
+pub(crate) mod cluster_log;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -211,6 +211,47 @@ async fn hedged_lookups_are_answered_by_replicas_while_the_primary_is_paused() {
 }
 
 #[tokio::test]
+async fn a_paused_meta_replica_holds_no_load_balanced_lookup_up() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("a_paused_meta_replica_holds_no_load_balanced_lookup_up") else {
+        return;
+    };
+    let name = table_with_rows(&c).await;
+    // The table lives with meta's primary on server 0; replica 1's server is paused.
+    for view in mini.regions(&name) {
+        if view.server != 0 {
+            mini.move_region(&view.name, 0).unwrap();
+        }
+    }
+    replicate_meta(mini);
+    mini.pause_region_server(1);
+    // 30 fresh connections, one lookup each: one picks the paused replica with probability
+    // 1/3, so some do but once in ~10^5 runs. Those wait 100 ms, then the primary answers;
+    // without that fallback they would wait for the 10 s RPC timeout.
+    let mut took = Vec::new();
+    for _ in 0..30 {
+        let conn = c
+            .connect_with(|b| {
+                b.meta_replica_mode(MetaReplicaMode::LoadBalance)
+                    .set("hbase.client.meta.replica.scan.timeout", "100000")
+                    .unwrap()
+            })
+            .await;
+        let started = Instant::now();
+        let row = conn.table(&name).unwrap().get(Get::new("q")).await.unwrap();
+        took.push(started.elapsed());
+        assert!(!row.is_empty());
+    }
+    mini.resume_region_server(1);
+    let slowest = took.iter().max().unwrap();
+    assert!(
+        took.iter().any(|t| *t >= Duration::from_millis(100)),
+        "some lookup picked the paused replica and waited: {took:?}"
+    );
+    assert!(*slowest < Duration::from_secs(2), "slowest get {slowest:?}");
+}
+
+#[tokio::test]
 async fn the_zookeeper_registry_finds_meta_replicas() {
     let Some(quorum) = std::env::var("HBCLIENT_TEST_ZK")
         .ok()
