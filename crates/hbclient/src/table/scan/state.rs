@@ -129,6 +129,28 @@ impl Assembly {
         Some(RowResult::new(cells[0].row.clone(), cells))
     }
 
+    /// The server scanned up to `cursor` without a row to return: a scanner reopened after an
+    /// error starts there (inclusive) rather than rescanning what was filtered out already, so
+    /// the cursors a caller sees keep moving forward. Not while a row is half received, nor
+    /// backwards.
+    fn advance_to_cursor(&mut self, cursor: &Bytes, reversed: bool) {
+        if !self.partial.is_empty() {
+            return;
+        }
+        let ahead = self.resume.row.is_empty()
+            || if reversed {
+                cursor[..] < self.resume.row[..]
+            } else {
+                cursor[..] > self.resume.row[..]
+            };
+        if ahead {
+            self.resume = Resume {
+                row: cursor.clone(),
+                inclusive: true,
+            };
+        }
+    }
+
     /// Forgets a row only partly received (its scanner is lost; the next one restarts it).
     fn drop_partial(&mut self) {
         self.partial.clear();
@@ -408,6 +430,9 @@ impl ScanState {
             }
             _ => None,
         };
+        if let Some(row) = &cursor {
+            self.rows.advance_to_cursor(row, self.scan.reversed);
+        }
         self.after_answer(&response, &loc);
         let mut items: Vec<ScanItem> = rows.into_iter().map(ScanItem::Row).collect();
         items.extend(cursor.map(ScanItem::Cursor));
@@ -595,6 +620,36 @@ mod tests {
         check(&got2[0].cells()[0], &block1);
         check(&got2[0].cells()[1], &block2);
         assert!(inside(got2[0].row(), &block1));
+    }
+
+    #[test]
+    fn a_cursor_moves_the_resume_point_forward_only() {
+        let scan = Scan::new();
+        let mut rows = Assembly::new(&scan);
+        rows.advance_to_cursor(&Bytes::from_static(b"m"), false);
+        assert_eq!(
+            (&rows.resume.row[..], rows.resume.inclusive),
+            (&b"m"[..], true)
+        );
+        rows.advance_to_cursor(&Bytes::from_static(b"c"), false);
+        assert_eq!(&rows.resume.row[..], b"m", "never backwards");
+        rows.take(vec![(vec![cell("p", "v")], false)]).unwrap();
+        assert_eq!(
+            (&rows.resume.row[..], rows.resume.inclusive),
+            (&b"p"[..], false)
+        );
+        // Half a row received: a reopen must restart that row, whatever the cursor says.
+        rows.take(vec![(vec![cell("r", "v")], true)]).unwrap();
+        rows.advance_to_cursor(&Bytes::from_static(b"t"), false);
+        assert_eq!(&rows.resume.row[..], b"p");
+        // Reversed scans move towards smaller rows.
+        let mut back = Assembly::new(&Scan::new().reversed());
+        back.advance_to_cursor(&Bytes::from_static(b"m"), true);
+        back.advance_to_cursor(&Bytes::from_static(b"x"), true);
+        assert_eq!(
+            (&back.resume.row[..], back.resume.inclusive),
+            (&b"m"[..], true)
+        );
     }
 
     #[test]
