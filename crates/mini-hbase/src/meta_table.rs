@@ -35,13 +35,8 @@ pub(crate) fn next_row(
         return None;
     }
     let catalog = shared.catalog();
-    let mut inside = catalog.meta_order.range((key(lower), key(upper)));
-    let region = if reversed {
-        inside.next_back()
-    } else {
-        inside.next()
-    }
-    .map(|k| k.0.clone());
+    let region =
+        first(catalog.meta_order.range((key(lower), key(upper))), reversed).map(|k| k.0.clone());
     // Table-state rows (one per table, few) compete by the same order.
     let within = |row: &[u8]| {
         let above = match lower {
@@ -118,13 +113,16 @@ pub(crate) fn next_row_in(
     if empty_range(lower, upper) {
         return None;
     }
-    let mut inside = copy.range((key(lower), key(upper)));
+    first(copy.range((key(lower), key(upper))), reversed).map(|(_, row)| row.clone())
+}
+
+/// The first item of a range in scan order (the last one when `reversed`).
+fn first<T>(mut range: impl DoubleEndedIterator<Item = T>, reversed: bool) -> Option<T> {
     if reversed {
-        inside.next_back()
+        range.next_back()
     } else {
-        inside.next()
+        range.next()
     }
-    .map(|(_, row)| row.clone())
 }
 
 /// Every row of meta as it is now, for a meta replica that stops catching up.

@@ -13,7 +13,6 @@
 //! the recently stale regions.
 
 use std::collections::{BTreeMap, HashMap};
-use std::ops::Bound;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -114,20 +113,7 @@ impl StaleRegions {
         };
         let now = tokio::time::Instant::now();
         regions.retain(|_, r| now.duration_since(r.since) < STALE_FOR);
-        let candidate = match want {
-            Want::At(row) => regions
-                .range::<[u8], _>((Bound::Unbounded, Bound::Included(row)))
-                .next_back(),
-            Want::Before(row) => regions
-                .range::<[u8], _>((Bound::Unbounded, Bound::Excluded(row)))
-                .next_back(),
-            Want::Last => regions.iter().next_back(),
-        };
-        let covered = candidate.is_some_and(|(start, r)| match want {
-            Want::At(row) => r.end.is_empty() || row < &r.end[..],
-            Want::Before(row) => &start[..] < row && (r.end.is_empty() || &r.end[..] >= row),
-            Want::Last => r.end.is_empty(),
-        });
+        let covered = super::covering(regions, want, |r| &r.end).is_some();
         if regions.is_empty() {
             tables.remove(table);
         }

@@ -143,11 +143,12 @@ fn relookup_gap(unchanged: u32) -> Duration {
         .min(RELOOKUP_MAX_GAP)
 }
 
-/// The entry of `map` (keyed by region start) whose region is the wanted one.
+/// The entry of `map` (keyed by region start) whose region is the wanted one; `end` gives an
+/// entry's region end (exclusive, empty for the table's last region).
 fn covering<'m, T>(
     map: &'m BTreeMap<Bytes, T>,
     want: Want<'_>,
-    loc: impl Fn(&T) -> &RegionLocation,
+    end: impl Fn(&T) -> &[u8],
 ) -> Option<&'m T> {
     let candidate = match want {
         Want::At(row) => map
@@ -158,8 +159,8 @@ fn covering<'m, T>(
             .next_back(),
         Want::Last => map.iter().next_back(),
     };
-    let (_, v) = candidate?;
-    want.matches(loc(v)).then_some(v)
+    let (start, v) = candidate?;
+    want.matches_range(start, end(v)).then_some(v)
 }
 
 /// Which region a lookup wants.
@@ -176,12 +177,16 @@ pub(crate) enum Want<'a> {
 impl Want<'_> {
     /// Whether `loc` is the region wanted.
     fn matches(&self, loc: &RegionLocation) -> bool {
+        self.matches_range(&loc.start, &loc.end)
+    }
+
+    /// Whether the region from `start` to `end` (exclusive; empty: the table's end) is the
+    /// one wanted.
+    fn matches_range(&self, start: &[u8], end: &[u8]) -> bool {
         match *self {
-            Want::At(row) => loc.contains(row),
-            Want::Before(row) => {
-                loc.start[..] < *row && (loc.end.is_empty() || loc.end[..] >= *row)
-            }
-            Want::Last => loc.end.is_empty(),
+            Want::At(row) => row >= start && (end.is_empty() || row < end),
+            Want::Before(row) => start < row && (end.is_empty() || end >= row),
+            Want::Last => end.is_empty(),
         }
     }
 
@@ -231,7 +236,7 @@ impl Locator {
     fn cached_for(&self, table: &TableName, want: Want<'_>) -> Option<Arc<RegionLocation>> {
         let loc = {
             let cache = self.cache.read().unwrap_or_else(|e| e.into_inner());
-            covering(cache.get(table)?, want, |l| l).cloned()?
+            covering(cache.get(table)?, want, |l| &l.end).cloned()?
         };
         if self.failing.load(Ordering::Relaxed) > 0 && self.expired(&loc) {
             return None;
@@ -357,7 +362,7 @@ impl Locator {
     /// When the wanted region may be looked up again, if not yet.
     fn relookup_after(&self, table: &TableName, want: Want<'_>) -> Option<tokio::time::Instant> {
         let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
-        let f = covering(failed.get(table)?, want, |f| &f.loc)?;
+        let f = covering(failed.get(table)?, want, |f| &f.loc.end)?;
         (f.not_before > tokio::time::Instant::now()).then_some(f.not_before)
     }
 
@@ -519,13 +524,13 @@ impl Locator {
             let cache = self.cache.read().unwrap_or_else(|e| e.into_inner());
             if let Some(loc) = cache
                 .get(table)
-                .and_then(|c| covering(c, Want::At(row), |l| l))
+                .and_then(|c| covering(c, Want::At(row), |l| &l.end))
             {
                 return Some(loc.clone());
             }
         }
         let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
-        covering(failed.get(table)?, Want::At(row), |f| &f.loc).map(|f| f.loc.clone())
+        covering(failed.get(table)?, Want::At(row), |f| &f.loc.end).map(|f| f.loc.clone())
     }
 
     fn lookup_lock(&self, table: &TableName) -> Arc<tokio::sync::Mutex<()>> {

@@ -134,32 +134,41 @@ async fn scan_metrics_count_client_and_server_work() {
 const CURSOR_ROWS_REAL: usize = 80_000;
 const CURSOR_ROWS_MINI: usize = 100_000;
 
+/// Row `i` of a cursor test's table.
+fn cursor_row(i: usize) -> String {
+    format!("c{i:06}")
+}
+
+/// A table of `rows` one-cell rows for the cursor tests: a filter keeping only the last one
+/// scans long enough to send heartbeats.
+async fn cursor_table(c: &TestCluster, rows: usize) -> String {
+    let name = c.table(&["f"], &[]).await;
+    let t = c.conn.table(&name).unwrap();
+    for chunk in (0..rows).collect::<Vec<_>>().chunks(10_000) {
+        let puts = chunk
+            .iter()
+            .map(|&i| Put::new(cursor_row(i)).add("f", "q", "v"))
+            .collect();
+        assert!(t.put_many(puts).await.iter().all(|r| r.is_ok()));
+    }
+    name
+}
+
 #[tokio::test]
 async fn a_long_filtered_scan_reports_cursors_in_heartbeats() {
     let c = TestCluster::start().await;
-    let name = c.table(&["f"], &[]).await;
-    let row = |i: usize| format!("c{i:06}");
     let rows_in_table = if c.is_mini() {
         CURSOR_ROWS_MINI
     } else {
         CURSOR_ROWS_REAL
     };
-    {
-        let t = c.conn.table(&name).unwrap();
-        for chunk in (0..rows_in_table).collect::<Vec<_>>().chunks(10_000) {
-            let puts = chunk
-                .iter()
-                .map(|&i| Put::new(row(i)).add("f", "q", "v"))
-                .collect();
-            assert!(t.put_many(puts).await.iter().all(|r| r.is_ok()));
-        }
-    }
+    let name = cursor_table(&c, rows_in_table).await;
     // The server answers with a heartbeat after half the call's timeout (at least 10 ms).
     let conn = c
         .connect_with(|b| b.set("hbase.rpc.read.timeout", "200").unwrap())
         .await;
     let t = conn.table(&name).unwrap();
-    let last = row(rows_in_table - 1);
+    let last = cursor_row(rows_in_table - 1);
     let only_last = || Filter::Row(CompareOp::Equal, last.clone().into());
     let started = Instant::now();
     let mut items = t
@@ -210,19 +219,8 @@ async fn a_scanner_reopened_after_a_timeout_resumes_at_the_last_cursor() {
     let Some(mini) = c.mini("a_scanner_reopened_after_a_timeout_resumes_at_the_last_cursor") else {
         return;
     };
-    let name = c.table(&["f"], &[]).await;
-    let row = |i: usize| format!("c{i:06}");
     let total = CURSOR_ROWS_MINI;
-    {
-        let t = c.conn.table(&name).unwrap();
-        for chunk in (0..total).collect::<Vec<_>>().chunks(10_000) {
-            let puts = chunk
-                .iter()
-                .map(|&i| Put::new(row(i)).add("f", "q", "v"))
-                .collect();
-            assert!(t.put_many(puts).await.iter().all(|r| r.is_ok()));
-        }
-    }
+    let name = cursor_table(&c, total).await;
     // Heartbeats every ~10 ms (half the 20 ms read timeout) with a cursor each; the fourth Scan
     // call is held past the RPC timeout, so the client opens a new scanner.
     let conn = c
@@ -233,7 +231,7 @@ async fn a_scanner_reopened_after_a_timeout_resumes_at_the_last_cursor() {
         Match::method("Scan").skip(3).times(1),
         Reaction::Delay(Duration::from_millis(300)),
     ));
-    let last = row(total - 1);
+    let last = cursor_row(total - 1);
     let mut items = conn
         .table(&name)
         .unwrap()
