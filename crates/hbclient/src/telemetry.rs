@@ -53,7 +53,7 @@ pub(crate) async fn traced<T>(
 ) -> Result<T> {
     #[cfg(feature = "metrics")]
     let started = std::time::Instant::now();
-    let outcome = operation.instrument(span.clone()).await;
+    let outcome = in_span(span.clone(), operation).await;
     if let Err(e) = &outcome {
         record_error(&span, e);
     }
@@ -67,6 +67,16 @@ pub(crate) async fn traced<T>(
     #[cfg(not(feature = "metrics"))]
     let _ = (table, name);
     outcome
+}
+
+/// Runs `future` inside `span`; a disabled span (no subscriber wants it) is not entered and
+/// left on every poll.
+pub(crate) async fn in_span<F: Future>(span: Span, future: F) -> F::Output {
+    if span.is_disabled() {
+        future.await
+    } else {
+        future.instrument(span).await
+    }
 }
 
 /// `error.type` of a failure: the server's exception class, else the error kind.

@@ -28,7 +28,6 @@ use prost::Message;
 use tokio::runtime::Handle;
 use tokio::sync::{mpsc, oneshot, Semaphore};
 use tokio::time::Instant;
-use tracing::Instrument;
 
 use crate::error::{Error, RemoteError, Result};
 use crate::metrics::Metrics;
@@ -251,7 +250,9 @@ impl RpcConnection {
         };
         let sent_bytes = frame.len() as u64;
         let (reply, answer) = oneshot::channel();
-        let deadline = Instant::now() + timeout;
+        // Inside an operation, never past its deadline: then the operation needs no timer of
+        // its own while it waits for this call (see `spent::watched`).
+        let deadline = crate::spent::call_deadline(Instant::now() + timeout);
         self.metrics
             .rpc_started(method, &self.spec.addr, sent_bytes);
         let mut guard = CancelGuard {
@@ -293,6 +294,7 @@ impl RpcConnection {
             crate::spent::server(&self.spec.addr);
             // No timer here: the router ends the call at its deadline (one timer per
             // connection, set to the earliest deadline it holds).
+            let answer = crate::spent::watched(answer);
             let answer = crate::spent::measure(crate::spent::Phase::OnServer, answer).await;
             // Answered, failed or timed out: the router no longer holds the call.
             guard.armed = false;
@@ -308,14 +310,8 @@ impl RpcConnection {
                 Err(_) => Err(self.closed_error()),
             }
         };
-        // Spans cost nothing unless a subscriber wants this one: a disabled span is not
-        // entered and exited on every poll.
         let span = tracing::trace_span!("rpc", method, server = %self.spec.addr, call_id = id);
-        let outcome = if span.is_disabled() {
-            outcome.await
-        } else {
-            outcome.instrument(span).await
-        };
+        let outcome = crate::telemetry::in_span(span, outcome).await;
         drop(guard);
         let mut response = outcome?;
         if let Some(compressor) = self.spec.compressor {
