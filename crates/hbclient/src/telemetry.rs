@@ -69,13 +69,16 @@ pub(crate) async fn traced<T>(
     outcome
 }
 
-/// Runs `future` inside `span`; a disabled span (no subscriber wants it) is not entered and
-/// left on every poll.
-pub(crate) async fn in_span<F: Future>(span: Span, future: F) -> F::Output {
+/// `future` inside `span`; a disabled span (no subscriber wants it) is not entered and left on
+/// every poll. Not an `async fn`: that would move the (large) operation future once more.
+pub(crate) fn in_span<F: Future>(
+    span: Span,
+    future: F,
+) -> futures::future::Either<F, tracing::instrument::Instrumented<F>> {
     if span.is_disabled() {
-        future.await
+        futures::future::Either::Left(future)
     } else {
-        future.instrument(span).await
+        futures::future::Either::Right(future.instrument(span))
     }
 }
 
