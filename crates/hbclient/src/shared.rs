@@ -10,7 +10,6 @@ use hbclient_proto::frame::ResponseFrame;
 use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 use prost::Message;
-use tracing::Instrument;
 
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
@@ -218,20 +217,16 @@ impl Core {
             server = %loc.server,
             attempt,
         );
-        let outcome = match self
-            .pool
-            .call(
-                &loc.server,
-                Service::Client,
-                method,
-                meta,
-                &param,
-                &cells,
-                timeout,
-            )
-            .instrument(span)
-            .await
-        {
+        let call = self.pool.call(
+            &loc.server,
+            Service::Client,
+            method,
+            meta,
+            &param,
+            &cells,
+            timeout,
+        );
+        let outcome = match crate::telemetry::in_span(span, call).await {
             Ok(frame) => parse(frame),
             Err(e) => Err(e),
         };

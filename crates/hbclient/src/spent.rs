@@ -6,8 +6,10 @@
 
 use std::fmt::Write as _;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 tokio::task_local! {
@@ -42,9 +44,27 @@ const PHASES: [(Phase, &str); 5] = [
 pub(crate) struct Spent {
     nanos: [AtomicU64; PHASES.len()],
     last_server: Mutex<Option<String>>,
+    /// The operation's deadline, when a retry loop runs it: RPCs inside it end by then.
+    deadline: Option<tokio::time::Instant>,
+    /// Set when the operation, last polled, waited on an RPC whose connection ends it by the
+    /// operation's deadline (see [`watched`]); the retry loop then needs no timer of its own.
+    watched: AtomicBool,
 }
 
 impl Spent {
+    /// A tally for an operation that must end by `deadline`.
+    pub(crate) fn until(deadline: tokio::time::Instant) -> Spent {
+        Spent {
+            deadline: Some(deadline),
+            ..Spent::default()
+        }
+    }
+
+    /// Clears the flag [`watched`] sets; returns whether it was set.
+    pub(crate) fn take_watched(&self) -> bool {
+        self.watched.swap(false, Ordering::Relaxed)
+    }
+
     fn add(&self, phase: Phase, took: Duration) {
         let i = PHASES.iter().position(|(p, _)| *p == phase).unwrap_or(0);
         let nanos = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
@@ -92,6 +112,41 @@ pub(crate) async fn tally<F: Future>(operation: F) -> (F::Output, Arc<Spent>) {
     let spent = Arc::new(Spent::default());
     let output = SPENT.scope(spent.clone(), operation).await;
     (output, spent)
+}
+
+/// Runs `operation` with `spent` open for it.
+pub(crate) async fn scope<F: Future>(spent: Arc<Spent>, operation: F) -> F::Output {
+    SPENT.scope(spent, operation).await
+}
+
+/// The deadline of an RPC that should end at `at`: never past the open operation's deadline.
+pub(crate) fn call_deadline(at: tokio::time::Instant) -> tokio::time::Instant {
+    SPENT
+        .try_with(|s| s.deadline.map_or(at, |op| op.min(at)))
+        .unwrap_or(at)
+}
+
+/// Runs `answer`, the wait for an RPC whose connection ends it at its deadline (from
+/// [`call_deadline`], so by the operation's), telling the open operation while it waits.
+pub(crate) fn watched<F: Future + Unpin>(answer: F) -> Watched<F> {
+    Watched { answer }
+}
+
+/// See [`watched`].
+pub(crate) struct Watched<F> {
+    answer: F,
+}
+
+impl<F: Future + Unpin> Future for Watched<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let poll = Pin::new(&mut self.answer).poll(cx);
+        if poll.is_pending() {
+            let _ = SPENT.try_with(|s| s.watched.store(true, Ordering::Relaxed));
+        }
+        poll
+    }
 }
 
 /// Adds `took` to `phase` of the open operation, if any.

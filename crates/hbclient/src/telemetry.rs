@@ -53,7 +53,7 @@ pub(crate) async fn traced<T>(
 ) -> Result<T> {
     #[cfg(feature = "metrics")]
     let started = std::time::Instant::now();
-    let outcome = operation.instrument(span.clone()).await;
+    let outcome = in_span(span.clone(), operation).await;
     if let Err(e) = &outcome {
         record_error(&span, e);
     }
@@ -67,6 +67,19 @@ pub(crate) async fn traced<T>(
     #[cfg(not(feature = "metrics"))]
     let _ = (table, name);
     outcome
+}
+
+/// `future` inside `span`; a disabled span (no subscriber wants it) is not entered and left on
+/// every poll. Not an `async fn`: that would move the (large) operation future once more.
+pub(crate) fn in_span<F: Future>(
+    span: Span,
+    future: F,
+) -> futures::future::Either<F, tracing::instrument::Instrumented<F>> {
+    if span.is_disabled() {
+        futures::future::Either::Left(future)
+    } else {
+        futures::future::Either::Right(future.instrument(span))
+    }
 }
 
 /// `error.type` of a failure: the server's exception class, else the error kind.

@@ -28,7 +28,6 @@ use prost::Message;
 use tokio::runtime::Handle;
 use tokio::sync::{mpsc, oneshot, Semaphore};
 use tokio::time::Instant;
-use tracing::Instrument;
 
 use crate::error::{Error, RemoteError, Result};
 use crate::metrics::Metrics;
@@ -38,9 +37,6 @@ use crate::rpc::Service;
 use pending::{Reply, Room};
 use router::Router;
 pub(crate) use router::Watchdog;
-
-/// Calls queued for the router before callers wait (the byte budgets bound memory first).
-const QUEUE_DEPTH: usize = 1024;
 
 /// Client-wide call ids: 0 ..= i32::MAX, then wrapping (as the Java client does).
 #[derive(Debug, Default)]
@@ -90,11 +86,10 @@ struct Outgoing {
     room: Room,
 }
 
-/// A caller stopped waiting for `id` (it timed out, or its future was dropped).
+/// A caller stopped waiting for `id` (its future was dropped).
 #[derive(Debug)]
 struct Cancel {
     id: u32,
-    timed_out: bool,
 }
 
 /// What the handle and the router both see.
@@ -108,7 +103,10 @@ struct Shared {
 /// its socket.
 pub(crate) struct RpcConnection {
     spec: ConnectSpec,
-    calls: mpsc::Sender<Outgoing>,
+    /// Unbounded: the byte budgets bound what callers queue (each call holds at least one
+    /// byte of room), and the router takes calls as they come, so each call's deadline is
+    /// watched by the router from the start.
+    calls: mpsc::UnboundedSender<Outgoing>,
     cancels: mpsc::UnboundedSender<Cancel>,
     shared: Arc<Shared>,
     /// This connection's byte budget.
@@ -192,7 +190,7 @@ impl RpcConnection {
             .await
             .map_err(|e| Error::connection(format!("connecting to {} failed: {e}", spec.addr)))??;
         let shared = Arc::new(Shared::default());
-        let (calls, calls_rx) = mpsc::channel(QUEUE_DEPTH);
+        let (calls, calls_rx) = mpsc::unbounded_channel();
         let (cancels, cancels_rx) = mpsc::unbounded_channel();
         let router = Router {
             addr: spec.addr.clone(),
@@ -252,8 +250,9 @@ impl RpcConnection {
         };
         let sent_bytes = frame.len() as u64;
         let (reply, answer) = oneshot::channel();
-        let deadline = Instant::now() + timeout;
-        let span = tracing::trace_span!("rpc", method, server = %self.spec.addr, call_id = id);
+        // Inside an operation, never past its deadline: then the operation needs no timer of
+        // its own while it waits for this call (see `spent::watched`).
+        let deadline = crate::spent::call_deadline(Instant::now() + timeout);
         self.metrics
             .rpc_started(method, &self.spec.addr, sent_bytes);
         let mut guard = CancelGuard {
@@ -264,50 +263,55 @@ impl RpcConnection {
             started: std::time::Instant::now(),
             id,
             armed: false,
-            timed_out: false,
         };
         let outcome = async {
-            let send = async {
-                let room = self.room_for(frame.len()).await?;
-                let call = Outgoing {
-                    id,
-                    frame,
-                    reply,
-                    deadline,
-                    room,
-                };
-                self.calls.send(call).await.map_err(|_| self.closed_error())
-            };
-            let send = crate::spent::measure(crate::spent::Phase::Queued, send);
-            match tokio::time::timeout_at(deadline, send).await {
-                Ok(sent) => sent?,
-                Err(_) => {
-                    return Err(Error::timeout(format!(
-                        "{method} call {id} to {} found no room to send within {timeout:?}",
-                        self.spec.addr
-                    )))
+            // Room at once in the common case; else wait for it, at most until the deadline.
+            let room = match self.try_room_for(frame.len()) {
+                Some(room) => room,
+                None => {
+                    let wait = self.room_for(frame.len());
+                    let wait = crate::spent::measure(crate::spent::Phase::Queued, wait);
+                    match tokio::time::timeout_at(deadline, wait).await {
+                        Ok(room) => room?,
+                        Err(_) => {
+                            return Err(Error::timeout(format!(
+                                "{method} call {id} to {} found no room to send within {timeout:?}",
+                                self.spec.addr
+                            )))
+                        }
+                    }
                 }
-            }
+            };
+            let call = Outgoing {
+                id,
+                frame,
+                reply,
+                deadline,
+                room,
+            };
+            self.calls.send(call).map_err(|_| self.closed_error())?;
             guard.armed = true;
             crate::spent::server(&self.spec.addr);
-            let answer = crate::spent::measure(crate::spent::Phase::OnServer, answer);
-            match tokio::time::timeout_at(deadline, answer).await {
-                Ok(Ok(result)) => result,
-                Ok(Err(_)) => Err(self.closed_error()),
-                Err(_) => {
-                    guard.timed_out = true;
+            // No timer here: the router ends the call at its deadline (one timer per
+            // connection, set to the earliest deadline it holds).
+            let answer = crate::spent::watched(answer);
+            let answer = crate::spent::measure(crate::spent::Phase::OnServer, answer).await;
+            // Answered, failed or timed out: the router no longer holds the call.
+            guard.armed = false;
+            match answer {
+                Ok(Ok(response)) => Ok(response),
+                Ok(Err(e)) if e.kind() == crate::error::ErrorKind::Timeout => {
                     Err(Error::timeout(format!(
                         "{method} call {id} to {} got no answer within {timeout:?}",
                         self.spec.addr
                     )))
                 }
+                Ok(Err(e)) => Err(e),
+                Err(_) => Err(self.closed_error()),
             }
-        }
-        .instrument(span)
-        .await;
-        if outcome.is_ok() {
-            guard.armed = false;
-        }
+        };
+        let span = tracing::trace_span!("rpc", method, server = %self.spec.addr, call_id = id);
+        let outcome = crate::telemetry::in_span(span, outcome).await;
         drop(guard);
         let mut response = outcome?;
         if let Some(compressor) = self.spec.compressor {
@@ -321,27 +325,40 @@ impl RpcConnection {
         Ok(response)
     }
 
-    /// Waits for room for a request of `len` bytes in this connection's budget, then in the
-    /// client's. A request larger than a budget takes all of it (and goes alone).
-    async fn room_for(&self, len: usize) -> Result<Room> {
-        let cost = |budget: usize| len.clamp(1, budget).min(u32::MAX as usize) as u32;
+    /// Room for a request of `len` bytes in this connection's budget and in the client's, if
+    /// both have it now (no waiting, no waiter queued).
+    fn try_room_for(&self, len: usize) -> Option<Room> {
         let connection = self
             .room
             .clone()
-            .acquire_many_owned(cost(self.common.connection_bytes))
+            .try_acquire_many_owned(cost(len, self.common.connection_bytes))
+            .ok()?;
+        let client = self
+            .common
+            .client_room
+            .clone()
+            .try_acquire_many_owned(cost(len, self.common.client_bytes))
+            .ok()?;
+        Some(Room { connection, client })
+    }
+
+    /// Waits for room for a request of `len` bytes in this connection's budget, then in the
+    /// client's. A request larger than a budget takes all of it (and goes alone).
+    async fn room_for(&self, len: usize) -> Result<Room> {
+        let connection = self
+            .room
+            .clone()
+            .acquire_many_owned(cost(len, self.common.connection_bytes))
             .await
             .map_err(|_| self.closed_error())?;
         let client = self
             .common
             .client_room
             .clone()
-            .acquire_many_owned(cost(self.common.client_bytes))
+            .acquire_many_owned(cost(len, self.common.client_bytes))
             .await
             .map_err(|_| self.closed_error())?;
-        Ok(Room {
-            _connection: connection,
-            _client: client,
-        })
+        Ok(Room { connection, client })
     }
 
     fn closed_error(&self) -> Error {
@@ -351,8 +368,16 @@ impl RpcConnection {
     }
 }
 
-/// Tells the router when a caller stops waiting after its call was handed over (timeout or
-/// drop), so the call's slot and its byte budget are freed at once and timeouts are counted.
+/// The permits a request of `len` bytes takes from a budget of `budget` bytes: at least one, at
+/// most the whole budget.
+fn cost(len: usize, budget: usize) -> u32 {
+    len.clamp(1, budget).min(u32::MAX as usize) as u32
+}
+
+/// Tells the router when a caller stops waiting after its call was handed over (its future was
+/// dropped: an operation deadline or the caller's own timeout), so the call's slot and its byte
+/// budget are freed at once. Calls that reach their own deadline are ended (and counted) by the
+/// router.
 /// It also closes the call's metrics, so a call dropped mid-flight does not count as in flight
 /// forever.
 struct CancelGuard<'a> {
@@ -363,7 +388,6 @@ struct CancelGuard<'a> {
     started: std::time::Instant,
     id: u32,
     armed: bool,
-    timed_out: bool,
 }
 
 impl Drop for CancelGuard<'_> {
@@ -371,10 +395,7 @@ impl Drop for CancelGuard<'_> {
         self.metrics
             .rpc_finished(self.method, self.server, self.started.elapsed());
         if self.armed {
-            let _ = self.cancels.send(Cancel {
-                id: self.id,
-                timed_out: self.timed_out,
-            });
+            let _ = self.cancels.send(Cancel { id: self.id });
         }
     }
 }

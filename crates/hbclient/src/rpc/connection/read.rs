@@ -4,7 +4,7 @@
 use bytes::BytesMut;
 use hbclient_proto::frame::{self, ResponseFrame, CONNECTION_CALL_ID};
 
-use super::pending::PendingCalls;
+use super::pending::{PendingCalls, Released};
 use super::remote_error;
 use crate::error::{Error, Result};
 
@@ -12,6 +12,8 @@ use crate::error::{Error, Result};
 /// exception (call id 0) or a malformed frame is an error that fails the connection.
 pub(super) fn dispatch(buf: &mut BytesMut, pending: &mut PendingCalls) -> Result<usize> {
     let mut answered = 0;
+    // The rooms of every call answered here go back to their budgets together, when it drops.
+    let mut released = Released::default();
     while let Some(body) = frame::take_frame(buf, frame::DEFAULT_MAX_FRAME_LEN)? {
         let response = ResponseFrame::decode(body)?;
         let id = response.header.call_id.unwrap_or(CONNECTION_CALL_ID);
@@ -23,7 +25,7 @@ pub(super) fn dispatch(buf: &mut BytesMut, pending: &mut PendingCalls) -> Result
                 None => Error::protocol("connection-level frame without an exception"),
             });
         }
-        pending.complete(id, response);
+        pending.complete(id, response, &mut released);
         answered += 1;
     }
     Ok(answered)

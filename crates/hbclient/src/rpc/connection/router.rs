@@ -1,8 +1,8 @@
 //! The owner task of a connection: it alone holds the socket halves, the pending-call map and
 //! the write queue, and selects over new calls, cancelled calls, readable bytes, write
-//! readiness, the sweep timer and the progress deadlines. Because one task owns everything,
-//! registering a call and failing the connection cannot race, and when the last handle is
-//! dropped the call channel closes and the task ends, closing the socket.
+//! readiness, the calls' deadlines, the sweep timer and the progress deadlines. Because one
+//! task owns everything, registering a call and failing the connection cannot race, and when
+//! the last handle is dropped the call channel closes and the task ends, closing the socket.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,11 +50,23 @@ pub(super) struct Router {
     pub(super) addr: String,
     pub(super) reader: ReadHalf,
     pub(super) writer: WriteHalf,
-    pub(super) calls: mpsc::Receiver<Outgoing>,
+    pub(super) calls: mpsc::UnboundedReceiver<Outgoing>,
     pub(super) cancels: mpsc::UnboundedReceiver<Cancel>,
     pub(super) shared: Arc<Shared>,
     pub(super) metrics: Arc<Metrics>,
     pub(super) watchdog: Watchdog,
+}
+
+/// What woke the router.
+enum Event {
+    Cancel(Cancel),
+    /// `None`: every handle is gone.
+    Call(Option<Outgoing>),
+    Wrote(std::io::Result<Wrote>),
+    /// The earliest pending deadline passed.
+    Deadline,
+    Read(std::io::Result<usize>),
+    Tick(Instant),
 }
 
 /// The router's working state.
@@ -107,18 +119,32 @@ impl Router {
             write_timeout,
             max_consecutive_timeouts,
         } = self.watchdog;
+        let too_many_timeouts =
+            |in_a_row: u32| max_consecutive_timeouts > 0 && in_a_row >= max_consecutive_timeouts;
         // One timer for the progress deadlines and the sweep, checked a few times per deadline
         // (a timer per loop turn would cost a timer-wheel entry per read and write).
         let mut tick = tokio::time::interval(
             (read_timeout.min(write_timeout) / 4).clamp(MIN_TICK, SWEEP_EVERY),
         );
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // One timer for every call's deadline: it is set to the earliest pending deadline, so
+        // callers do not each register a timer (and remove it again when their answer comes).
+        let deadline = tokio::time::sleep_until(Instant::now());
+        tokio::pin!(deadline);
+        let mut armed: Option<Instant> = None;
         let mut swept = Instant::now();
         loop {
             if w.buf.capacity() - w.buf.len() < READ_CHUNK / 4 {
                 w.buf.reserve(READ_CHUNK);
             }
-            let take_calls = w.out.bytes() < MAX_BATCH_BYTES;
+            let next = w.pending.next_deadline();
+            if next != armed {
+                if let Some(at) = next {
+                    deadline.as_mut().reset(at);
+                }
+                armed = next;
+            }
+            let batch_full = w.out.bytes() >= MAX_BATCH_BYTES;
             let Router {
                 reader,
                 writer,
@@ -127,55 +153,77 @@ impl Router {
                 ..
             } = self;
             // Order: new calls first (they coalesce into the next write), then writing, then
-            // reading; a connection whose answers keep arriving must not starve its writes.
-            tokio::select! {
-                biased;
-                Some(cancel) = cancels.recv() => {
-                    let in_a_row = w.pending.cancel(cancel.id, cancel.timed_out);
-                    if max_consecutive_timeouts > 0 && in_a_row >= max_consecutive_timeouts {
-                        return Some(Error::connection(format!(
-                            "{in_a_row} calls in a row to {} timed out", self.addr
-                        )));
+            // deadlines, then reading; a connection whose answers keep arriving must not starve
+            // its writes. Once a batch is full, writing goes first, and calls are taken only
+            // while the write waits: every call the router holds has its deadline watched, so a
+            // call must not sit in the channel while the socket is stuck.
+            let event = if batch_full {
+                tokio::select! {
+                    biased;
+                    Some(cancel) = cancels.recv() => Event::Cancel(cancel),
+                    wrote = w.out.write_some(writer), if w.out.wants_write() => Event::Wrote(wrote),
+                    call = calls.recv() => Event::Call(call),
+                    () = &mut deadline, if armed.is_some() => Event::Deadline,
+                    read = reader.read_buf(&mut w.buf) => Event::Read(read),
+                    now = tick.tick() => Event::Tick(now),
+                }
+            } else {
+                tokio::select! {
+                    biased;
+                    Some(cancel) = cancels.recv() => Event::Cancel(cancel),
+                    call = calls.recv() => Event::Call(call),
+                    wrote = w.out.write_some(writer), if w.out.wants_write() => Event::Wrote(wrote),
+                    () = &mut deadline, if armed.is_some() => Event::Deadline,
+                    read = reader.read_buf(&mut w.buf) => Event::Read(read),
+                    now = tick.tick() => Event::Tick(now),
+                }
+            };
+            match event {
+                Event::Cancel(cancel) => w.pending.cancel(cancel.id),
+                Event::Call(None) => return None,
+                Event::Call(Some(call)) => self.take(w, call).await,
+                Event::Wrote(Err(e)) => {
+                    let failed = Error::connection(format!("write to {} failed: {e}", self.addr));
+                    return Some(self.last_words(w, failed).await);
+                }
+                Event::Wrote(Ok(Wrote::Bytes(_))) => {
+                    self.metrics.socket_write();
+                    let now = Instant::now();
+                    w.write_idle_since = now;
+                    w.read_idle_since = now;
+                }
+                Event::Wrote(Ok(Wrote::Flushed)) => {}
+                Event::Deadline => {
+                    armed = None;
+                    let in_a_row = w.pending.expire(Instant::now());
+                    if too_many_timeouts(in_a_row) {
+                        return Some(self.timeouts_in_a_row(in_a_row));
                     }
                 }
-                call = calls.recv(), if take_calls => match call {
-                    None => return None,
-                    Some(call) => self.take(w, call).await,
-                },
-                wrote = w.out.write_some(writer), if w.out.wants_write() => match wrote {
-                    Err(e) => {
-                        let failed = Error::connection(format!("write to {} failed: {e}", self.addr));
-                        return Some(self.last_words(w, failed).await);
+                Event::Read(Ok(0)) => {
+                    return Some(Error::connection(format!(
+                        "connection to {} closed by the server",
+                        self.addr
+                    )))
+                }
+                Event::Read(Err(e)) => {
+                    return Some(Error::connection(format!(
+                        "read from {} failed: {e}",
+                        self.addr
+                    )))
+                }
+                Event::Read(Ok(n)) => {
+                    self.metrics.bytes_received(n as u64);
+                    w.read_idle_since = Instant::now();
+                    if let Err(e) = read::dispatch(&mut w.buf, &mut w.pending) {
+                        return Some(e);
                     }
-                    Ok(Wrote::Bytes(_)) => {
-                        self.metrics.socket_write();
-                        let now = Instant::now();
-                        w.write_idle_since = now;
-                        w.read_idle_since = now;
-                    }
-                    Ok(Wrote::Flushed) => {}
-                },
-                read = reader.read_buf(&mut w.buf) => match read {
-                    Ok(0) => {
-                        return Some(Error::connection(format!(
-                            "connection to {} closed by the server", self.addr
-                        )))
-                    }
-                    Err(e) => {
-                        return Some(Error::connection(format!("read from {} failed: {e}", self.addr)))
-                    }
-                    Ok(n) => {
-                        self.metrics.bytes_received(n as u64);
-                        w.read_idle_since = Instant::now();
-                        if let Err(e) = read::dispatch(&mut w.buf, &mut w.pending) {
-                            return Some(e);
-                        }
-                    }
-                },
-                now = tick.tick() => {
+                }
+                Event::Tick(now) => {
                     if !w.out.is_empty() && now >= w.write_idle_since + write_timeout {
                         return Some(Error::connection(format!(
-                            "{} stopped reading: nothing written for {write_timeout:?}", self.addr
+                            "{} stopped reading: nothing written for {write_timeout:?}",
+                            self.addr
                         )));
                     }
                     if !w.pending.is_empty() && now >= w.read_idle_since + read_timeout {
@@ -186,12 +234,19 @@ impl Router {
                         )));
                     }
                     if now >= swept + SWEEP_EVERY {
-                        w.pending.sweep(now);
+                        w.pending.sweep();
                         swept = now;
                     }
                 }
             }
         }
+    }
+
+    fn timeouts_in_a_row(&self, in_a_row: u32) -> Error {
+        Error::connection(format!(
+            "{in_a_row} calls in a row to {} timed out",
+            self.addr
+        ))
     }
 
     /// The server may have said why before it closed the connection (a fatal connection-level
@@ -242,7 +297,7 @@ impl Router {
                     Pending {
                         reply: call.reply,
                         deadline: call.deadline,
-                        _room: call.room,
+                        room: call.room,
                     },
                 );
             }

@@ -380,6 +380,60 @@ async fn a_cancelled_call_frees_its_slot_and_budget() {
     let _ = Bytes::new().remaining();
 }
 
+/// Callers have no timer of their own: the router's one deadline timer ends each call at its
+/// deadline, earliest first, whatever order the calls were sent in.
+#[tokio::test]
+async fn each_call_ends_at_its_own_deadline() {
+    let addr = fake_server(Peer::Silent).await;
+    let conn = open(addr, common(Handle::current(), |_| {})).await;
+    let started = Instant::now();
+    let calls = [400u64, 100, 250, 100].map(|ms| {
+        let conn = conn.clone();
+        tokio::spawn(async move {
+            let e = call(&conn, 10, Duration::from_millis(ms))
+                .await
+                .unwrap_err();
+            (ms, e, started.elapsed())
+        })
+    });
+    for handle in calls {
+        let (ms, e, took) = handle.await.unwrap();
+        assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
+        assert!(e.message().contains("no answer"), "{e}");
+        let deadline = Duration::from_millis(ms);
+        assert!(
+            took >= deadline && took < deadline + Duration::from_millis(150),
+            "{ms} ms call ended after {took:?}"
+        );
+    }
+    // Timeouts at the deadline are not dead peers while consecutive timeouts are off.
+    assert!(!conn.is_closed());
+}
+
+/// A call queued behind a full write batch on a stuck socket still ends at its deadline (the
+/// router takes calls while the write waits, so it watches their deadlines).
+#[tokio::test]
+async fn a_call_behind_a_stuck_write_ends_at_its_deadline() {
+    let addr = fake_server(Peer::Deaf).await;
+    let conn = open(addr, common(Handle::current(), |_| {})).await;
+    let stuck = tokio::spawn({
+        let conn = conn.clone();
+        async move { call(&conn, 16 << 20, Duration::from_secs(30)).await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = Instant::now();
+    let e = call(&conn, 10, Duration::from_millis(200))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(200) && took < Duration::from_secs(1),
+        "{took:?}"
+    );
+    stuck.abort();
+}
+
 #[test]
 fn request_header_carries_priority_and_attributes_only_when_given() {
     let plain = request_header(3, "Get", &CallMeta::NONE, Duration::from_millis(1500));
