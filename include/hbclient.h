@@ -909,6 +909,11 @@ hb_status hb_config_new(struct hb_config **out);
  * `hbase.client.primaryCallTimeout.get` and `hbase.client.replicaCallTimeout.scan`
  * (microseconds: how long a TIMELINE get or scan open waits for the primary replica before
  * asking the secondaries too; see `hb_get_set_consistency`),
+ * `hbase.locator.meta.replicas.mode` (text: `None`, `HedgedRead` or `LoadBalance`: which
+ * replicas of hbase:meta region lookups read; a cluster runs meta with replicas when its
+ * `REGION_REPLICATION` is above 1), `hbase.meta.replicas.use` (bool: the older switch,
+ * HedgedRead when the mode is None), `hbase.client.meta.replica.scan.timeout` (microseconds:
+ * in HedgedRead, how long a lookup waits for meta's primary before asking its replicas too),
  * `hbclient.scanner.prefetch.depth` (batches a scan fetches ahead of the reader, default 1),
  * `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
  * 0: no timer), `hbase.client.write.buffer.maxinflight` (size),
