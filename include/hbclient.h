@@ -916,6 +916,8 @@ hb_status hb_config_new(struct hb_config **out);
  * in HedgedRead, how long a lookup waits for meta's primary before asking its replicas too;
  * in LoadBalance, for the picked replica before asking the primary too),
  * `hbclient.scanner.prefetch.depth` (batches a scan fetches ahead of the reader, default 1),
+ * `hbclient.blocking.io.threads` (n: worker threads of the Rust blocking facade's runtime;
+ * accepted, no effect here: libhbclient's runtime takes its own I/O thread count),
  * `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
  * 0: no timer), `hbase.client.write.buffer.maxinflight` (size),
  * `hbase.client.write.buffer.maxmutations` (n: a buffered mutator also flushes at this many

@@ -126,6 +126,8 @@ pub unsafe extern "C" fn hb_config_new(out: *mut *mut hb_config) -> hb_status {
 /// in HedgedRead, how long a lookup waits for meta's primary before asking its replicas too;
 /// in LoadBalance, for the picked replica before asking the primary too),
 /// `hbclient.scanner.prefetch.depth` (batches a scan fetches ahead of the reader, default 1),
+/// `hbclient.blocking.io.threads` (n: worker threads of the Rust blocking facade's runtime;
+/// accepted, no effect here: libhbclient's runtime takes its own I/O thread count),
 /// `hbase.client.write.buffer` (size), `hbase.client.write.buffer.periodicflush.timeout.ms` (ms;
 /// 0: no timer), `hbase.client.write.buffer.maxinflight` (size),
 /// `hbase.client.write.buffer.maxmutations` (n: a buffered mutator also flushes at this many

@@ -79,6 +79,9 @@ pub struct Config {
     pub(crate) pool_size: usize,
     pub(crate) scanner_caching: u32,
     pub(crate) scanner_max_result_size: u64,
+    /// `hbclient.blocking.io.threads`: worker threads of the blocking facade's runtime (None:
+    /// one on machines with fewer than 4 cores, else two).
+    pub(crate) blocking_io_threads: Option<usize>,
     /// `hbclient.scanner.prefetch.depth`: batches a scan fetches ahead of the caller.
     pub(crate) scanner_prefetch_depth: usize,
     pub(crate) scanner_timeout: Duration,
@@ -187,6 +190,7 @@ impl Default for Config {
             meta_replica_mode: MetaReplicaMode::None,
             use_meta_replicas: false,
             meta_replica_scan_timeout: Duration::from_secs(1),
+            blocking_io_threads: None,
             write_buffer: 2 * 1024 * 1024,
             write_buffer_periodic_flush: None,
             write_buffer_max_in_flight: 8 * 2 * 1024 * 1024,
@@ -348,6 +352,21 @@ impl Config {
     /// asking the primary as well.
     pub fn meta_replica_scan_timeout(&self) -> Duration {
         self.meta_replica_scan_timeout
+    }
+
+    /// `hbclient.blocking.io.threads`: worker threads of the runtime a
+    /// [`blocking::Connection`](crate::blocking::Connection) starts for its sockets and timers
+    /// (its callers poll their own operations). Default: one on machines with fewer than 4
+    /// cores, where a second worker mostly costs wake-ups between the two, else two.
+    pub fn blocking_io_threads(&self) -> usize {
+        self.blocking_io_threads.unwrap_or_else(|| {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            if cores < 4 {
+                1
+            } else {
+                2
+            }
+        })
     }
 
     /// `hbase.client.write.buffer`.
@@ -598,6 +617,7 @@ impl ConfigBuilder {
     /// [`Config::primary_call_timeout_get`]), `hbase.locator.meta.replicas.mode`,
     /// `hbase.meta.replicas.use` and `hbase.client.meta.replica.scan.timeout` (microseconds;
     /// lookups in hbase:meta's replicas, see [`Config::meta_replica_mode`]),
+    /// `hbclient.blocking.io.threads` (see [`Config::blocking_io_threads`]),
     /// `hbclient.scanner.prefetch.depth` (batches a scan
     /// fetches ahead of the caller, default 1, 0: none; see [`Scan::prefetch`](crate::Scan::prefetch)),
     /// `hbase.client.write.buffer`,
@@ -733,6 +753,9 @@ impl ConfigBuilder {
                 c.scanner_max_result_size = bytes_size(key, value)?
             }
             "hbclient.scanner.prefetch.depth" => c.scanner_prefetch_depth = number(key, value)?,
+            "hbclient.blocking.io.threads" => {
+                c.blocking_io_threads = Some(positive(key, value)?);
+            }
             "hbase.client.scanner.timeout.period" => c.scanner_timeout = millis(key, value)?,
             "hbase.client.meta.scanner.timeout.period" => {
                 c.meta_scanner_timeout = Some(millis(key, value)?)
@@ -1200,6 +1223,22 @@ mod tests {
         assert_eq!(c.pool_size, 3);
         assert!(Config::builder().set("hbase.rpc.timeout", "soon").is_err());
         assert!(Config::builder().set("hbase.no.such.key", "1").is_err());
+    }
+
+    #[test]
+    fn blocking_io_threads_default_by_cores_and_reject_zero() {
+        let default = Config::zookeeper("zk:2181").blocking_io_threads();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(default, if cores < 4 { 1 } else { 2 });
+        let c = Config::builder()
+            .zookeeper("zk:2181")
+            .set("hbclient.blocking.io.threads", "3")
+            .unwrap()
+            .build();
+        assert_eq!(c.blocking_io_threads(), 3);
+        assert!(Config::builder()
+            .set("hbclient.blocking.io.threads", "0")
+            .is_err());
     }
 
     #[test]

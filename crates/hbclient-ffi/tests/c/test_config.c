@@ -49,6 +49,7 @@ static const char *const KEYS[][2] = {
     {"hbase.meta.replicas.use", "true"},
     {"hbase.client.meta.replica.scan.timeout", "1000000"},
     {"hbclient.scanner.prefetch.depth", "2"},
+    {"hbclient.blocking.io.threads", "1"},
     {"hbase.client.write.buffer", "2MB"},
     {"hbase.client.write.buffer.periodicflush.timeout.ms", "1000"},
     {"hbase.client.write.buffer.maxinflight", "16mb"},
