@@ -8,6 +8,8 @@
 #
 #   bash benches/scan_memory.sh [--rows N] [--value-size B] [--seconds S] [--delay-us D]
 #        [--depths "0 1 2 4"] [--sizes "2097152 8388608"] [--out DIR]
+# Defaults: 1,000,000 rows of 1000 bytes, --seconds 1 (one pass: a pass started before the deadline ends),
+# --delay-us 40 (25 MB/s).
 #
 # Output in DIR: peak.tsv (one line per run: depth, max result size, bytes received, passes, peak RSS
 # KiB, load average), rss-<depth>-<size>.tsv (seconds, RSS KiB), commands.sh, and the bench's
@@ -16,7 +18,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
 cd "$ROOT"
-ROWS=1000000 VSIZE=1000 SECONDS_=30 DELAY=20 DEPTHS="0 1 2 4" SIZES="2097152 8388608" OUT=""
+ROWS=1000000 VSIZE=1000 SECONDS_=1 DELAY=40 DEPTHS="0 1 2 4" SIZES="2097152 8388608" OUT=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --rows) ROWS="$2"; shift 2 ;;
