@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     --depths) DEPTHS="$2"; shift 2 ;;
     --sizes) SIZES="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "scan_memory.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done

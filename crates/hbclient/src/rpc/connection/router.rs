@@ -115,7 +115,7 @@ impl Router {
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut swept = Instant::now();
         loop {
-            if w.buf.capacity() - w.buf.len() < READ_CHUNK / 4 {
+            if read::wants_room(&w.buf, READ_CHUNK) {
                 w.buf.reserve(READ_CHUNK);
             }
             let take_calls = w.out.bytes() < MAX_BATCH_BYTES;
@@ -204,7 +204,7 @@ impl Router {
             if let Err(e) = read::dispatch(&mut w.buf, &mut w.pending) {
                 return e;
             }
-            if w.buf.capacity() - w.buf.len() < READ_CHUNK / 4 {
+            if read::wants_room(&w.buf, READ_CHUNK) {
                 w.buf.reserve(READ_CHUNK);
             }
             tokio::select! {
