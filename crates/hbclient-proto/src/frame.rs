@@ -547,11 +547,18 @@ mod tests {
         buf.extend_from_slice(chunks.next().unwrap());
         assert_eq!(take_frame(&mut buf, DEFAULT_MAX_FRAME_LEN).unwrap(), None);
         let room = buf.capacity();
-        assert!(room >= 4 + len && room < 4 + len + FRAME_READ_CHUNK, "{room}");
+        assert!(
+            room >= 4 + len && room < 4 + len + FRAME_READ_CHUNK,
+            "{room}"
+        );
         let mut frame = None;
         for chunk in chunks {
             buf.extend_from_slice(chunk);
-            assert_eq!(buf.capacity(), room, "no growth (and no copy) after the first read");
+            assert_eq!(
+                buf.capacity(),
+                room,
+                "no growth (and no copy) after the first read"
+            );
             frame = take_frame(&mut buf, DEFAULT_MAX_FRAME_LEN).unwrap();
         }
         assert_eq!(&frame.unwrap()[..], &body[..]);

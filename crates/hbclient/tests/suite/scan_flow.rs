@@ -298,6 +298,8 @@ async fn a_range_one_answer_completes_is_read_without_a_task_of_its_own() {
     // first fetch holds as many tasks alive as a Get does, i.e. it runs in the caller's task.
     if let Some(mini) = c.mini.as_ref() {
         use mini_hbase::{Match, Reaction, Rule};
+        // Only the first matching rule acts: the counting rule goes first.
+        mini.faults().clear();
         for method in ["Get", "Scan"] {
             mini.faults().add(Rule::new(
                 Match::method(method),
