@@ -222,7 +222,8 @@ for ROUND in $(seq 1 "$ROUNDS"); do
             case "$wl" in
               # gohbase batches only what many goroutines have queued at once.
               bufferedWrite) gwl=sequentialWrite gextra=(-rpc-queue-size 100 -clients $((THR * 64))) ;;
-              scan|filterScan) gextra=(-caching "$CACHING" -max-result-size "$MRS") ;;
+              # A pass over a large table outlasts gohbase-bench's default 30 s per-operation timeout.
+              scan|filterScan) gextra=(-caching "$CACHING" -max-result-size "$MRS" -op-timeout 3600s) ;;
               scanRange100) gextra=(-ops $((ROWS / 100)) -caching "$CACHING" -max-result-size "$MRS") ;;
             esac
             run "$t" "$wl" "$OUT/$tag.json" -- "$GOB" -zk "$ZK" -table "$TABLE" -workload "$gwl" -rows "$ROWS" \

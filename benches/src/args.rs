@@ -203,6 +203,15 @@ pub(crate) struct RunArgs {
     /// client's.
     #[arg(long)]
     pub(crate) max_result_size: Option<u64>,
+    /// Batches a scan fetches ahead of the caller (`Scan::prefetch`) for the scan workloads;
+    /// default: the client's (`hbclient.scanner.prefetch.depth`, 1).
+    #[arg(long)]
+    pub(crate) prefetch: Option<usize>,
+    /// A slow consumer for the scan workloads: the caller spends this many microseconds on every
+    /// row it reads (slept in steps of at least 1 ms), so the scan's prefetched batches pile up
+    /// to their limit; for measuring a scan's memory. 0: rows are only counted.
+    #[arg(long, default_value_t = 0.0)]
+    pub(crate) consumer_delay_us: f64,
     /// Regions a parallelScan pass scans at once.
     #[arg(long, default_value_t = 8)]
     pub(crate) scan_parallelism: usize,

@@ -287,6 +287,8 @@ impl Session<'_> {
             "scan_rows": a.scan_rows,
             "caching": a.caching,
             "max_result_size": a.max_result_size,
+            "prefetch": a.prefetch,
+            "consumer_delay_us": a.consumer_delay_us,
             "scan_parallelism": a.scan_parallelism,
             "regions_scanned_per_pass": (a.workload == Workload::ParallelScan).then(|| self.gen.regions.len()),
             "presplit": a.presplit,
@@ -555,6 +557,9 @@ pub(crate) fn check_args(args: &RunArgs) -> BenchResult<()> {
     }
     if args.concurrency == 0 || args.pool_size == 0 || args.scan_parallelism == 0 {
         return Err("--concurrency, --pool-size and --scan-parallelism must be at least 1".into());
+    }
+    if !(args.consumer_delay_us >= 0.0 && args.consumer_delay_us.is_finite()) {
+        return Err("--consumer-delay-us must be a number of microseconds, at least 0".into());
     }
     if args.caching == Some(0) || args.max_result_size == Some(0) {
         return Err("--caching and --max-result-size must be at least 1".into());

@@ -33,6 +33,8 @@ fn args(workload: Workload, mode: Mode, seconds: f64, dir: &Path) -> RunArgs {
         scan_rows: 20,
         caching: None,
         max_result_size: None,
+        prefetch: None,
+        consumer_delay_us: 0.0,
         scan_parallelism: 2,
         write_buffer: Some(16 * 1024),
         max_in_flight: Some(128 * 1024),

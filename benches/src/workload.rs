@@ -34,6 +34,10 @@ pub(crate) struct OpGen {
     /// Scan options (`--caching`, `--max-result-size`; `None`: the client's defaults).
     caching: Option<u32>,
     max_result_size: Option<u64>,
+    /// `--prefetch` (`None`: the client's default depth).
+    prefetch: Option<usize>,
+    /// How callers read a scan's rows (`--consumer-delay-us`).
+    consumer: Consumer,
     /// Regions a parallelScan pass scans at once.
     scan_parallelism: usize,
     /// scan: the key space is split into this many shares (`--concurrency`), one scan each, as
@@ -49,18 +53,47 @@ pub(crate) struct OpGen {
     letters: Bytes,
 }
 
+/// How a caller reads a scan's rows: it counts them, and with a per-row delay it is a slow
+/// consumer (`--consumer-delay-us`), so the client's prefetched batches wait for it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Consumer {
+    per_row: std::time::Duration,
+}
+
+impl Consumer {
+    /// Sleeps below this are saved up (Tokio's timer ticks in milliseconds).
+    const MIN_SLEEP: std::time::Duration = std::time::Duration::from_millis(1);
+
+    pub(crate) fn new(per_row_us: f64) -> Consumer {
+        Consumer {
+            per_row: std::time::Duration::from_secs_f64(per_row_us.max(0.0) / 1e6),
+        }
+    }
+
+    /// When the consumer is done with its first `rows` rows of a scan started at `start`, if it
+    /// should sleep until then (it is more than [`Self::MIN_SLEEP`] ahead of that time).
+    fn due(&self, start: std::time::Instant, rows: u64) -> Option<std::time::Instant> {
+        if self.per_row.is_zero() {
+            return None;
+        }
+        let due = start + self.per_row.mul_f64(rows as f64);
+        (due > std::time::Instant::now() + Self::MIN_SLEEP).then_some(due)
+    }
+}
+
 /// One operation, ready to send.
 #[derive(Debug, Clone)]
 pub(crate) enum Request {
     Put(Put),
     Get(Get),
-    /// One scan and the rows it must return.
-    Scan(Scan, u64),
+    /// One scan, the rows it must return, and how the caller reads them.
+    Scan(Scan, u64, Consumer),
     /// Scans run `parallelism` at a time (one per region), and the rows they must return in all.
     Scans {
         scans: Vec<Scan>,
         parallelism: usize,
         expected: u64,
+        consumer: Consumer,
     },
     Batch(Vec<Put>),
 }
@@ -115,6 +148,8 @@ impl OpGen {
         gen.scan_rows = args.scan_rows.max(1);
         gen.caching = args.caching;
         gen.max_result_size = args.max_result_size;
+        gen.prefetch = args.prefetch;
+        gen.consumer = Consumer::new(args.consumer_delay_us);
         gen.scan_parallelism = args.scan_parallelism.max(1);
         gen.scan_shares = (args.concurrency.max(1) as u64).min(gen.rows);
         gen
@@ -149,6 +184,8 @@ impl OpGen {
             scan_rows: 1,
             caching: None,
             max_result_size: None,
+            prefetch: None,
+            consumer: Consumer::default(),
             scan_parallelism: 1,
             regions: Vec::new(),
             scan_shares: 1,
@@ -236,20 +273,23 @@ impl OpGen {
                 let start = rng.below(self.rows);
                 let stop = start.saturating_add(self.scan_rows);
                 let scan = self.scan().start(row_key(start)).stop(row_key(stop));
-                Request::Scan(scan, stop.min(self.rows) - start)
+                Request::Scan(scan, stop.min(self.rows) - start, self.consumer)
             }
-            Workload::Scan if self.scan_shares == 1 => Request::Scan(self.scan(), self.rows),
+            Workload::Scan if self.scan_shares == 1 => {
+                Request::Scan(self.scan(), self.rows, self.consumer)
+            }
             Workload::Scan => {
                 // Share `i mod shares` of the key space `0..rows`.
                 let k = i % self.scan_shares;
                 let lo = k * self.rows / self.scan_shares;
                 let hi = (k + 1) * self.rows / self.scan_shares;
                 let scan = self.scan().start(row_key(lo)).stop(row_key(hi));
-                Request::Scan(scan, hi - lo)
+                Request::Scan(scan, hi - lo, self.consumer)
             }
             Workload::FilterScan => Request::Scan(
                 self.scan().filter(one_in_a_hundred()),
                 filter_scan_rows(self.rows),
+                self.consumer,
             ),
             Workload::ParallelScan => Request::Scans {
                 scans: self
@@ -259,6 +299,7 @@ impl OpGen {
                     .collect(),
                 parallelism: self.scan_parallelism,
                 expected: self.rows,
+                consumer: self.consumer,
             },
             Workload::BatchPut => {
                 let first = i.wrapping_mul(self.batch_size as u64);
@@ -280,6 +321,9 @@ impl OpGen {
         }
         if let Some(bytes) = self.max_result_size {
             scan = scan.max_result_size(bytes);
+        }
+        if let Some(depth) = self.prefetch {
+            scan = scan.prefetch(depth);
         }
         scan
     }
@@ -313,18 +357,19 @@ pub(crate) async fn exec_async(
                 misses: u64::from(row.is_empty()),
             })
         }
-        Request::Scan(scan, expected) => {
-            let rows = count_async(table, scan).await?;
+        Request::Scan(scan, expected, consumer) => {
+            let rows = count_async(table, scan, consumer).await?;
             Ok(scanned(rows, expected))
         }
         Request::Scans {
             scans,
             parallelism,
             expected,
+            consumer,
         } => {
             use futures::StreamExt;
             let rows = futures::stream::iter(scans)
-                .map(|scan| count_async(table, scan))
+                .map(|scan| count_async(table, scan, consumer))
                 .buffer_unordered(parallelism)
                 .try_fold(0, |all, n| async move { Ok(all + n) })
                 .await?;
@@ -344,20 +389,38 @@ pub(crate) async fn exec_async(
     }
 }
 
-/// Rows one async scan returned (counted as they stream by, never collected).
-async fn count_async(table: &AsyncTable, scan: Scan) -> Result<u64, String> {
-    table
-        .scan(scan)
-        .try_fold(0, |n, _row| async move { Ok(n + 1) })
-        .await
-        .map_err(|e| e.to_string())
+/// Rows one async scan returned (counted as they stream by, never collected), read at the
+/// consumer's pace.
+async fn count_async(table: &AsyncTable, scan: Scan, consumer: Consumer) -> Result<u64, String> {
+    let start = std::time::Instant::now();
+    let mut rows = table.scan(scan);
+    let mut n = 0;
+    while let Some(row) = rows.try_next().await.map_err(|e| e.to_string())? {
+        n += 1;
+        drop(row);
+        if let Some(due) = consumer.due(start, n) {
+            tokio::time::sleep_until(due.into()).await;
+        }
+    }
+    Ok(n)
 }
 
-/// Rows one blocking scan returned.
-fn count_blocking(table: &hbclient::blocking::Table, scan: Scan) -> Result<u64, String> {
-    table
-        .scan(scan)
-        .try_fold(0, |n, row| row.map(|_| n + 1).map_err(|e| e.to_string()))
+/// Rows one blocking scan returned, read at the consumer's pace.
+fn count_blocking(
+    table: &hbclient::blocking::Table,
+    scan: Scan,
+    consumer: Consumer,
+) -> Result<u64, String> {
+    let start = std::time::Instant::now();
+    let mut n = 0;
+    for row in table.scan(scan) {
+        row.map_err(|e| e.to_string())?;
+        n += 1;
+        if let Some(due) = consumer.due(start, n) {
+            std::thread::sleep(due.saturating_duration_since(std::time::Instant::now()));
+        }
+    }
+    Ok(n)
 }
 
 /// A scan's outcome: rows it returned, and how many it should have returned but did not.
@@ -402,11 +465,14 @@ pub(crate) fn exec_blocking(
                 misses: u64::from(row.is_empty()),
             })
         }
-        Request::Scan(scan, expected) => Ok(scanned(count_blocking(table, scan)?, expected)),
+        Request::Scan(scan, expected, consumer) => {
+            Ok(scanned(count_blocking(table, scan, consumer)?, expected))
+        }
         Request::Scans {
             scans,
             parallelism,
             expected,
+            consumer,
         } => {
             // `parallelism` threads take the regions' scans in turn.
             let next = std::sync::atomic::AtomicUsize::new(0);
@@ -417,7 +483,7 @@ pub(crate) fn exec_blocking(
                     let Some(scan) = scans.get(i) else {
                         return Ok(rows);
                     };
-                    rows += count_blocking(table, scan.clone())?;
+                    rows += count_blocking(table, scan.clone(), consumer)?;
                 }
             };
             let rows = std::thread::scope(|s| {

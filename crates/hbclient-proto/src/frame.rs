@@ -25,8 +25,15 @@ pub const SIMPLE_PREAMBLE: [u8; 6] = *b"HBas\x00\x50";
 pub const CONNECTION_CALL_ID: u32 = u32::MAX;
 /// Largest frame accepted by default: HBase's `hbase.ipc.max.request.size` (256 MiB).
 pub const DEFAULT_MAX_FRAME_LEN: usize = 256 * 1024 * 1024;
-/// The most [`take_frame`] reserves ahead of the bytes of a partly received frame.
+/// The most [`take_frame`] reserves ahead of the bytes of a partly received frame larger than
+/// [`FRAME_RESERVED_WHOLE`].
 pub const FRAME_READ_CHUNK: usize = 64 * 1024;
+/// Frames up to this length get room for all of their bytes as soon as their length is read: one
+/// allocation of the frame's size. Grown as bytes arrive instead, the buffer doubles (copying) up
+/// to the power of two above the frame, and a scan's answer of up to the max result size keeps
+/// that buffer alive while its rows are read (measured: issue #15's scan memory, BENCHMARKS.md).
+/// Untouched reserved pages are not resident, so a false claim costs address space, not memory.
+pub const FRAME_RESERVED_WHOLE: usize = 64 * 1024 * 1024;
 /// The cellblock codec both sides use: KeyValues without tags.
 pub const KEY_VALUE_CODEC_CLASS: &str = "org.apache.hadoop.hbase.codec.KeyValueCodec";
 /// The tag-carrying variant of the KeyValue codec (decoded the same way; tags are skipped).
@@ -124,9 +131,15 @@ pub fn take_frame(buf: &mut BytesMut, max_len: usize) -> Result<Option<Bytes>, D
         ));
     }
     if buf.len() < 4 + len {
-        // Grow as bytes arrive, not by what the peer announces: a frame claiming 256 MiB must
-        // not make us allocate it before its bytes exist.
-        buf.reserve((4 + len - buf.len()).min(FRAME_READ_CHUNK));
+        // Up to FRAME_RESERVED_WHOLE the frame gets its room at once; beyond, the buffer grows
+        // as bytes arrive, not by what the peer announces: a frame claiming 256 MiB must not
+        // make us allocate it before its bytes exist.
+        let missing = 4 + len - buf.len();
+        if len <= FRAME_RESERVED_WHOLE {
+            buf.reserve(missing);
+        } else {
+            buf.reserve(missing.min(FRAME_READ_CHUNK));
+        }
         return Ok(None);
     }
     buf.advance(4);
@@ -523,7 +536,36 @@ mod tests {
     }
 
     #[test]
-    fn announced_lengths_are_not_reserved_up_front() {
+    fn a_frame_up_to_the_whole_reservation_lands_in_one_buffer_of_its_size() {
+        // A scan answer of a bit more than 8 MiB, arriving in 64 KiB reads.
+        let len = (8 << 20) + 4321;
+        let body: Vec<u8> = (0..len).map(|i| i as u8).collect();
+        let mut wire = (len as u32).to_be_bytes().to_vec();
+        wire.extend_from_slice(&body);
+        let mut buf = BytesMut::with_capacity(FRAME_READ_CHUNK);
+        let mut chunks = wire.chunks(FRAME_READ_CHUNK);
+        buf.extend_from_slice(chunks.next().unwrap());
+        assert_eq!(take_frame(&mut buf, DEFAULT_MAX_FRAME_LEN).unwrap(), None);
+        let room = buf.capacity();
+        assert!(
+            room >= 4 + len && room < 4 + len + FRAME_READ_CHUNK,
+            "{room}"
+        );
+        let mut frame = None;
+        for chunk in chunks {
+            buf.extend_from_slice(chunk);
+            assert_eq!(
+                buf.capacity(),
+                room,
+                "no growth (and no copy) after the first read"
+            );
+            frame = take_frame(&mut buf, DEFAULT_MAX_FRAME_LEN).unwrap();
+        }
+        assert_eq!(&frame.unwrap()[..], &body[..]);
+    }
+
+    #[test]
+    fn announced_lengths_beyond_the_whole_reservation_are_not_reserved_up_front() {
         let mut buf = BytesMut::new();
         buf.extend_from_slice(&(200u32 << 20).to_be_bytes());
         buf.extend_from_slice(b"0123456789");

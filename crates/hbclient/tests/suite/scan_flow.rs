@@ -5,7 +5,9 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use hbclient::{CompareOp, Filter, MergeOrder, ParallelScan, Put, Scan, ScanItem, ScanMetrics};
+use hbclient::{
+    CompareOp, Filter, Get, MergeOrder, ParallelScan, Put, Scan, ScanItem, ScanMetrics,
+};
 
 use crate::scan::{key, range, seeded, SPLITS};
 use crate::support::{keys, TestCluster};
@@ -328,4 +330,72 @@ fn blocking_scanners_expose_metrics() {
     drop(conn);
     // Stop mini-hbase inside its runtime.
     rt.block_on(async move { drop(c) });
+}
+
+#[tokio::test]
+async fn a_range_one_answer_completes_is_read_without_a_task_of_its_own() {
+    let c = TestCluster::start().await;
+    let t = seeded(&c, SPLITS).await;
+    // Region lookups and the region server's connection are in place before tasks are counted.
+    let warm: Vec<_> = t.scan(Scan::new().start("r30").stop("r35")).collect().await;
+    assert_eq!(warm.len(), 5);
+    let server_scans = count_server_scans(&c);
+    // r30..r39 lies in one region (r3..r5) and fits one answer: one RPC opens, reads and ends it.
+    let before = server_scans.as_ref().map(|count| count());
+    let mut scanner = t.scan(Scan::new().start("r30").stop("r40").prefetch(2));
+    let mut rows = Vec::new();
+    while let Some(row) = scanner.next().await {
+        rows.push(row.unwrap());
+    }
+    assert_eq!(keys(&rows), range(30, 40));
+    assert_eq!(scanner.metrics().rpc_calls, 1);
+    if let (Some(before), Some(count)) = (before, server_scans.as_ref()) {
+        assert_eq!(count() - before, 1, "Scan calls mini-hbase saw");
+    }
+    // On mini-hbase (in this runtime, a task per call): while a slow answer is awaited, a scan's
+    // first fetch holds as many tasks alive as a Get does, i.e. it runs in the caller's task.
+    if let Some(mini) = c.mini.as_ref() {
+        use mini_hbase::{Match, Reaction, Rule};
+        // Only the first matching rule acts: the counting rule goes first.
+        mini.faults().clear();
+        for method in ["Get", "Scan"] {
+            mini.faults().add(Rule::new(
+                Match::method(method),
+                Reaction::Delay(Duration::from_millis(300)),
+            ));
+        }
+        let tasks = || {
+            tokio::runtime::Handle::current()
+                .metrics()
+                .num_alive_tasks()
+        };
+        let get = t.get(Get::new("r31"));
+        let get_waiting = tokio::select! {
+            _ = get => None,
+            () = tokio::time::sleep(Duration::from_millis(100)) => Some(tasks()),
+        };
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let mut scanner = t.scan(Scan::new().start("r30").stop("r40").prefetch(2));
+        let scan_waiting = tokio::select! {
+            _ = scanner.next() => None,
+            () = tokio::time::sleep(Duration::from_millis(100)) => Some(tasks()),
+        };
+        assert!(
+            get_waiting.is_some() && scan_waiting.is_some(),
+            "answers are delayed"
+        );
+        assert_eq!(
+            scan_waiting, get_waiting,
+            "tasks alive while the answer is awaited"
+        );
+        let rest: Vec<_> = scanner.map(|r| r.unwrap()).collect().await;
+        assert_eq!(keys(&rest), range(30, 40));
+    }
+    // A range over several regions goes on in a fetching task and returns every row.
+    let rows: Vec<_> = t
+        .scan(Scan::new().start("r05").stop("r62").caching(7))
+        .map(|r| r.unwrap())
+        .collect()
+        .await;
+    assert_eq!(keys(&rows), range(5, 62));
 }

@@ -8,6 +8,19 @@ use super::pending::{PendingCalls, Released};
 use super::remote_error;
 use crate::error::{Error, Result};
 
+/// Whether `buf` needs more room before the next read: not while it holds the start of a frame
+/// whose room [`frame::take_frame`] already reserved (growing it then would double, and copy, a
+/// buffer sized for that frame).
+pub(super) fn wants_room(buf: &BytesMut, chunk: usize) -> bool {
+    if buf.len() >= 4 {
+        let whole = 4 + u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]) as usize;
+        if whole > buf.len() && whole <= buf.capacity() {
+            return false;
+        }
+    }
+    buf.capacity() - buf.len() < chunk / 4
+}
+
 /// Completes every whole frame in `buf`; returns how many there were. A connection-level
 /// exception (call id 0) or a malformed frame is an error that fails the connection.
 pub(super) fn dispatch(buf: &mut BytesMut, pending: &mut PendingCalls) -> Result<usize> {

@@ -134,7 +134,7 @@ impl Router {
         let mut armed: Option<Instant> = None;
         let mut swept = Instant::now();
         loop {
-            if w.buf.capacity() - w.buf.len() < READ_CHUNK / 4 {
+            if read::wants_room(&w.buf, READ_CHUNK) {
                 w.buf.reserve(READ_CHUNK);
             }
             let next = w.pending.next_deadline();
@@ -259,7 +259,7 @@ impl Router {
             if let Err(e) = read::dispatch(&mut w.buf, &mut w.pending) {
                 return e;
             }
-            if w.buf.capacity() - w.buf.len() < READ_CHUNK / 4 {
+            if read::wants_room(&w.buf, READ_CHUNK) {
                 w.buf.reserve(READ_CHUNK);
             }
             tokio::select! {

@@ -1,8 +1,10 @@
 //! The caller's side of a scan: `Scanner` (a `Stream` of rows) and `ScanItems` (rows and cursor
-//! results). Batches come from the fetching task ([`super::state::fetch_ahead`]), asked for ahead
-//! of need up to the prefetch depth.
+//! results). The first batch is fetched in the caller's own task; the batches after it come from
+//! a fetching task ([`super::state::fetch_ahead`]), asked for ahead of need up to the prefetch
+//! depth. A scan that one answer completes (a short range) so never spawns a task.
 
 use std::collections::VecDeque;
+use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
@@ -12,7 +14,7 @@ use futures::Stream;
 use tokio::sync::mpsc;
 
 use super::metrics::{ScanMetrics, ScanMetricsReader, SharedMetrics};
-use super::state::{fetch_ahead, Fetched, ScanState};
+use super::state::{fetch_ahead, first_batch, Fetched, ScanState};
 use crate::error::Result;
 use crate::table::RowResult;
 
@@ -30,8 +32,11 @@ pub enum ScanItem {
 
 /// Where the fetching task stands.
 enum Fetcher {
-    /// Not started: the task is spawned at the first poll, on the runtime polling it.
+    /// Not started: the first batch is fetched at the first poll.
     Idle(Box<ScanState>),
+    /// The first batch, fetched in the caller's task; the fetching task is spawned (on the
+    /// runtime polling it) only if the scan goes on after it.
+    First(Pin<Box<dyn Future<Output = (Box<ScanState>, Fetched)> + Send>>),
     Running {
         wanted: mpsc::UnboundedSender<()>,
         batches: mpsc::UnboundedReceiver<Fetched>,
@@ -45,9 +50,11 @@ enum Fetcher {
 /// The next batch is fetched while the caller works through the current one (prefetch; see
 /// [`Scan::prefetch`](crate::Scan::prefetch)); at most that many batches wait beyond the one being
 /// read. A caller that pauses keeps its server-side scanner: its lease is renewed meanwhile.
-/// The fetch runs in its own task, so it overlaps the caller's work on a multi-threaded runtime
-/// (and under [`blocking`](crate::blocking)); on a current-thread runtime it progresses only
-/// while the caller awaits. Cursor results are skipped here; [`Scanner::items`] yields them.
+/// The first batch is fetched by the caller's own task (a scan that one answer completes costs
+/// no task); the fetches after it run in a task of their own, so they overlap the caller's work on
+/// a multi-threaded runtime (and under [`blocking`](crate::blocking)); on a current-thread
+/// runtime they progress only while the caller awaits. Cursor results are skipped here;
+/// [`Scanner::items`] yields them.
 pub struct Scanner {
     fetcher: Fetcher,
     /// Batches asked for and not received yet.
@@ -108,9 +115,15 @@ impl Scanner {
     }
 
     /// Starts fetching the first batch now, before the first poll (the pieces of a parallel
-    /// scan); needs a Tokio runtime.
+    /// scan), in the fetching task; needs a Tokio runtime.
     pub(super) fn prime(&mut self) {
-        self.start();
+        if let Fetcher::Idle(_) = &self.fetcher {
+            let Fetcher::Idle(state) = std::mem::replace(&mut self.fetcher, Fetcher::Finished)
+            else {
+                unreachable!("checked above");
+            };
+            self.spawn(state);
+        }
         self.ask(1);
     }
 
@@ -127,13 +140,8 @@ impl Scanner {
         }
     }
 
-    fn start(&mut self) {
-        let Fetcher::Idle(_) = &self.fetcher else {
-            return;
-        };
-        let Fetcher::Idle(state) = std::mem::replace(&mut self.fetcher, Fetcher::Finished) else {
-            unreachable!("checked above");
-        };
+    /// Hands the scan to a fetching task.
+    fn spawn(&mut self, state: Box<ScanState>) {
         let (wanted, wanted_rx) = mpsc::unbounded_channel();
         let (out, batches) = mpsc::unbounded_channel();
         let task = tokio::spawn(fetch_ahead(state, wanted_rx, out));
@@ -153,7 +161,42 @@ impl Scanner {
                 }
                 break Poll::Ready(Some(Ok(item)));
             }
-            self.start();
+            match &mut self.fetcher {
+                Fetcher::Idle(_) => {
+                    let Fetcher::Idle(state) =
+                        std::mem::replace(&mut self.fetcher, Fetcher::Finished)
+                    else {
+                        unreachable!("matched above");
+                    };
+                    self.fetcher = Fetcher::First(Box::pin(first_batch(state)));
+                    continue;
+                }
+                Fetcher::First(first) => {
+                    self.waiting_since.get_or_insert_with(Instant::now);
+                    let Poll::Ready((state, fetched)) = first.as_mut().poll(cx) else {
+                        break Poll::Pending;
+                    };
+                    match fetched {
+                        Err(e) => {
+                            self.fetcher = Fetcher::Finished;
+                            break Poll::Ready(Some(Err(e)));
+                        }
+                        Ok(items) => {
+                            self.buffer.extend(items);
+                            if state.is_done() {
+                                // Nothing left to fetch, so no task: the state holds no scanner.
+                                self.fetcher = Fetcher::Finished;
+                            } else {
+                                self.spawn(state);
+                                self.ask(self.depth);
+                            }
+                            continue;
+                        }
+                    }
+                }
+                Fetcher::Running { .. } => {}
+                Fetcher::Finished => break Poll::Ready(None),
+            }
             // Nothing buffered: at least one batch must be on its way.
             self.ask(1);
             let Fetcher::Running { batches, .. } = &mut self.fetcher else {

@@ -287,6 +287,11 @@ impl ScanState {
         }
     }
 
+    /// Whether the scan has returned everything (its scanners are closed or being closed).
+    pub(super) fn is_done(&self) -> bool {
+        self.done
+    }
+
     /// The next rows or cursor (possibly none while the scan is not done).
     pub(super) async fn next_batch(&mut self, deadline: Deadline) -> Result<Vec<ScanItem>> {
         loop {
@@ -509,6 +514,14 @@ impl ScanState {
 
 /// What the fetching task hands the caller: one answer's items, or the error that ended the scan.
 pub(super) type Fetched = Result<Vec<ScanItem>>;
+
+/// The first batch of a scan, fetched by the caller's own task; the state comes back for the
+/// fetching task to go on with, unless it [is done](ScanState::is_done).
+pub(super) async fn first_batch(mut state: Box<ScanState>) -> (Box<ScanState>, Fetched) {
+    let deadline = Deadline::after(state.core.scanner_timeout(&state.table));
+    let fetched = state.next_batch(deadline).await;
+    (state, fetched)
+}
 
 /// The task behind a [`Scanner`](super::Scanner): fetches one batch per request it receives on
 /// `wanted` and sends it on `out`. The scanner asks ahead (prefetch), so the next RPC is in flight

@@ -1,0 +1,7 @@
+# benches/scan_memory.sh run of 2026-12-02T01:54:24Z
+# hbclient-bench-fix = 31bab51 (after the frame fix)
+/tmp/wt15/hbclient-bench-fix run sequentialWrite --mode buffered --target rpc:127.0.0.1:40611 --table scan_mem --rows 1000000 --concurrency 8 --value-size 1000 --warmup 0 --no-progress
+/tmp/wt15/hbclient-bench-fix run scan --target rpc:127.0.0.1:40611 --table scan_mem --rows 1000000 --value-size 1000 --skip-load --concurrency 1 --warmup 0 --duration 1 --max-result-size 8388608 --prefetch 0 --consumer-delay-us 40 --no-progress --output benches/results/2026-12-02/issue15/scan-memory-after-fix/json
+/tmp/wt15/hbclient-bench-fix run scan --target rpc:127.0.0.1:40611 --table scan_mem --rows 1000000 --value-size 1000 --skip-load --concurrency 1 --warmup 0 --duration 1 --max-result-size 8388608 --prefetch 1 --consumer-delay-us 40 --no-progress --output benches/results/2026-12-02/issue15/scan-memory-after-fix/json
+/tmp/wt15/hbclient-bench-fix run scan --target rpc:127.0.0.1:40611 --table scan_mem --rows 1000000 --value-size 1000 --skip-load --concurrency 1 --warmup 0 --duration 1 --max-result-size 8388608 --prefetch 2 --consumer-delay-us 40 --no-progress --output benches/results/2026-12-02/issue15/scan-memory-after-fix/json
+/tmp/wt15/hbclient-bench-fix run scan --target rpc:127.0.0.1:40611 --table scan_mem --rows 1000000 --value-size 1000 --skip-load --concurrency 1 --warmup 0 --duration 1 --max-result-size 8388608 --prefetch 4 --consumer-delay-us 40 --no-progress --output benches/results/2026-12-02/issue15/scan-memory-after-fix/json

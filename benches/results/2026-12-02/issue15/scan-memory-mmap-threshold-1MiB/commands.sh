@@ -1,0 +1,6 @@
+# benches/scan_memory.sh run of 2026-12-02T01:34:32Z
+# run with MALLOC_MMAP_THRESHOLD_=1048576 in the environment (bench and mini-hbase); hbclient-bench-base = d7769b1
+/tmp/wt15/hbclient-bench-base run sequentialWrite --mode buffered --target rpc:127.0.0.1:34971 --table scan_mem --rows 1000000 --concurrency 8 --value-size 1000 --warmup 0 --no-progress
+/tmp/wt15/hbclient-bench-base run scan --target rpc:127.0.0.1:34971 --table scan_mem --rows 1000000 --value-size 1000 --skip-load --concurrency 1 --warmup 0 --duration 1 --max-result-size 8388608 --prefetch 0 --consumer-delay-us 40 --no-progress --output benches/results/2026-12-02/issue15/scan-memory-mmap-threshold-1MiB/json
+/tmp/wt15/hbclient-bench-base run scan --target rpc:127.0.0.1:34971 --table scan_mem --rows 1000000 --value-size 1000 --skip-load --concurrency 1 --warmup 0 --duration 1 --max-result-size 8388608 --prefetch 2 --consumer-delay-us 40 --no-progress --output benches/results/2026-12-02/issue15/scan-memory-mmap-threshold-1MiB/json
+/tmp/wt15/hbclient-bench-base run scan --target rpc:127.0.0.1:34971 --table scan_mem --rows 1000000 --value-size 1000 --skip-load --concurrency 1 --warmup 0 --duration 1 --max-result-size 8388608 --prefetch 4 --consumer-delay-us 40 --no-progress --output benches/results/2026-12-02/issue15/scan-memory-mmap-threshold-1MiB/json
