@@ -32,8 +32,10 @@ pub const FRAME_READ_CHUNK: usize = 64 * 1024;
 /// allocation of the frame's size. Grown as bytes arrive instead, the buffer doubles (copying) up
 /// to the power of two above the frame, and a scan's answer of up to the max result size keeps
 /// that buffer alive while its rows are read (measured: issue #15's scan memory, BENCHMARKS.md).
-/// Untouched reserved pages are not resident, so a false claim costs address space, not memory.
-pub const FRAME_RESERVED_WHOLE: usize = 64 * 1024 * 1024;
+/// Untouched reserved pages are not resident, so a false claim costs address space, not memory;
+/// the bound keeps even that small (16 MiB covers a scan answer at twice HBase's largest usual
+/// max result size, and a Multi answer).
+pub const FRAME_RESERVED_WHOLE: usize = 16 * 1024 * 1024;
 /// The cellblock codec both sides use: KeyValues without tags.
 pub const KEY_VALUE_CODEC_CLASS: &str = "org.apache.hadoop.hbase.codec.KeyValueCodec";
 /// The tag-carrying variant of the KeyValue codec (decoded the same way; tags are skipped).
