@@ -124,19 +124,9 @@ impl StaleRegions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hbclient_proto::meta;
 
     fn loc(start: &str, end: &str) -> RegionLocation {
-        let table = TableName::parse("t").unwrap();
-        RegionLocation {
-            name: meta::region_name(&table, start.as_bytes(), 1, 0),
-            table,
-            start: Bytes::copy_from_slice(start.as_bytes()),
-            end: Bytes::copy_from_slice(end.as_bytes()),
-            server: "s:1".into(),
-            replica_id: 0,
-            replicas: Vec::new(),
-        }
+        crate::locate::tests::loc(start, end, "s:1")
     }
 
     #[test]

@@ -924,7 +924,8 @@ fn parse_meta_row(table: &TableName, want: Want<'_>, cells: &[Cell]) -> Result<R
 mod tests {
     use super::*;
 
-    fn loc(start: &str, end: &str, server: &str) -> RegionLocation {
+    /// A primary region of table `t` from `start` to `end` on `server`.
+    pub(super) fn loc(start: &str, end: &str, server: &str) -> RegionLocation {
         let table = TableName::parse("t").unwrap();
         RegionLocation {
             name: meta::region_name(&table, start.as_bytes(), 1, 0),
