@@ -84,24 +84,28 @@ pub(crate) struct StaleRegions {
 }
 
 impl StaleRegions {
-    /// Remembers that `loc` was wrong. A region already remembered keeps its first time, as
-    /// HBase's selector does: the entry ends [`STALE_FOR`] after the first report.
-    pub(crate) fn note(&self, loc: &RegionLocation) {
+    /// Remembers that `locs` were wrong (a crashed server's regions come together). A region
+    /// already remembered keeps its first time, as HBase's selector does: the entry ends
+    /// [`STALE_FOR`] after the first report.
+    pub(crate) fn note<'l>(&self, locs: impl IntoIterator<Item = &'l RegionLocation>) {
         let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
-        // Expired entries go here too, so the map stays small when no lookup reads it.
+        // Expired entries go here too (once per report, not per region), so the map stays
+        // small when no lookup reads it.
         let now = tokio::time::Instant::now();
         tables.retain(|_, regions| {
             regions.retain(|_, r| now.duration_since(r.since) < STALE_FOR);
             !regions.is_empty()
         });
-        tables
-            .entry(loc.table.clone())
-            .or_default()
-            .entry(loc.start.clone())
-            .or_insert_with(|| StaleRegion {
-                end: loc.end.clone(),
-                since: tokio::time::Instant::now(),
-            });
+        for loc in locs {
+            tables
+                .entry(loc.table.clone())
+                .or_default()
+                .entry(loc.start.clone())
+                .or_insert_with(|| StaleRegion {
+                    end: loc.end.clone(),
+                    since: now,
+                });
+        }
     }
 
     /// Whether the wanted region's location proved wrong lately; expired entries on the way
@@ -153,8 +157,7 @@ mod tests {
     async fn a_stale_region_covers_its_rows_until_it_expires() {
         let stale = StaleRegions::default();
         let t = TableName::parse("t").unwrap();
-        stale.note(&loc("b", "d"));
-        stale.note(&loc("m", ""));
+        stale.note([&loc("b", "d"), &loc("m", "")]);
         assert!(stale.covers(&t, Want::At(b"b")));
         assert!(stale.covers(&t, Want::At(b"c")));
         assert!(!stale.covers(&t, Want::At(b"d")));
@@ -166,7 +169,7 @@ mod tests {
         assert!(!stale.covers(&TableName::parse("u").unwrap(), Want::At(b"c")));
         // A second report does not extend the first.
         tokio::time::advance(STALE_FOR - Duration::from_millis(1)).await;
-        stale.note(&loc("b", "d"));
+        stale.note([&loc("b", "d")]);
         assert!(stale.covers(&t, Want::At(b"c")));
         tokio::time::advance(Duration::from_millis(1)).await;
         assert!(!stale.covers(&t, Want::At(b"c")));

@@ -439,9 +439,7 @@ impl Locator {
             });
         }
         drop(cache);
-        for loc in &removed {
-            self.stale.note(loc);
-        }
+        self.stale.note(removed.iter().map(|l| &**l));
         self.note_failed(removed);
         let mut meta = self.meta.write().unwrap_or_else(|e| e.into_inner());
         if meta.as_ref().is_some_and(|m| m.served_by(server)) {
@@ -470,7 +468,7 @@ impl Locator {
                     self.invalidate_server(&loc.server);
                 } else {
                     self.invalidate(loc);
-                    self.stale.note(loc);
+                    self.stale.note([loc]);
                 }
                 // Also when the location was not cached (a repeated answer only its caller tried).
                 self.note_failed([Arc::new(loc.clone())]);
@@ -481,7 +479,7 @@ impl Locator {
                         self.moved(loc, to);
                     } else if remote.needs_relocation() {
                         self.invalidate(loc);
-                        self.stale.note(loc);
+                        self.stale.note([loc]);
                         self.note_failed([Arc::new(loc.clone())]);
                     }
                 }
