@@ -4,6 +4,8 @@
 # ZooKeeper, and gohbase (scripts/peers/gohbase-smoke) through ZooKeeper, its only registry. Each check
 # prints one line; the run fails if any check fails. "gap" lines are the README's known gaps, answered
 # with an error by mini-hbase (never a wrong result).
+# Then the Java client again, with hbase:meta replicated 3 ways in mini-hbase and its own
+# LoadBalance meta-replica lookups (hbase.locator.meta.replicas.mode), through both registries.
 #
 #   scripts/smoke-official-clients.sh                 # mini-hbase (built here), ZooKeeper as below
 #   SMOKE_TARGET=real scripts/smoke-official-clients.sh   # the same programs against the running
@@ -37,7 +39,7 @@ mkdir -p target
 
 java_smoke() {
   timeout 600 java "${JDK_FLAGS[@]}" -Xmx256m -Dlog4j2.configurationFile=scripts/hbase/conf/log4j2-client.properties \
-    -cp "$classpath" Smoke "$@" 2>"target/smoke-java-$1.log"
+    ${SMOKE_JAVA_OPTS:-} -cp "$classpath" Smoke "$@" 2>"target/smoke-java-$1${SMOKE_LOG_SUFFIX:-}.log"
 }
 
 results=()
@@ -91,6 +93,17 @@ else
   parent="$(field znode_parent)"
   run "Java client via ZooKeeper $zk$parent" java_smoke zk "$zk" "$parent"
   run "gohbase via ZooKeeper $zk$parent" timeout 600 "$gosmoke" -zk "$zk" -root "$parent"
+
+  # hbase:meta replicated 3 ways: the Java client's own LoadBalance lookups (random copies of
+  # meta, found through GetMetaRegionLocations and meta-region-server-N) against mini-hbase's
+  # replicas, through both registries.
+  start_mini meta --meta-replicas 3 --zookeeper "$zk" --znode-parent "/mini-smoke-meta-$$"
+  master="$(field master)"
+  parent="$(field znode_parent)"
+  export SMOKE_JAVA_OPTS="-Dsmoke.meta.replicas.mode=LoadBalance" SMOKE_LOG_SUFFIX="-meta-replicas"
+  run "Java client, LoadBalance meta replicas, via RPC registry ($master)" java_smoke rpc "$master"
+  run "Java client, LoadBalance meta replicas, via ZooKeeper $zk$parent" java_smoke zk "$zk" "$parent"
+  unset SMOKE_JAVA_OPTS SMOKE_LOG_SUFFIX
 fi
 
 echo "== official clients smoke summary (Java client logs: target/smoke-java-*.log)"

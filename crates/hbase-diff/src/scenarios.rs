@@ -2018,6 +2018,17 @@ pub(crate) fn all() -> Vec<Scenario> {
                 })],
             ));
         }
+        // Java's client asks for hbase:meta's descriptor (its REGION_REPLICATION) before it
+        // scans meta with meta-replica reads on.
+        out.push(sc(
+            "master/get-table-descriptors/meta-by-name",
+            vec![call(Svc::Master, "GetTableDescriptors", move |_| {
+                pb::GetTableDescriptorsRequest {
+                    table_names: vec![TableName::meta().to_pb()],
+                    ..Default::default()
+                }
+            })],
+        ));
         out.push(sc(
             "master/get-table-descriptors/by-name",
             vec![call(Svc::Master, "GetTableDescriptors", move |_| {

@@ -62,7 +62,7 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
             let pattern = name_pattern(req.regex.as_deref())?;
             let catalog = shared.catalog();
             let wanted: Vec<TableName> = req.table_names.iter().map(TableName::from_pb).collect();
-            let table_schema = catalog
+            let mut table_schema: Vec<pb::TableSchema> = catalog
                 .tables
                 .iter()
                 .filter(|(name, _)| wanted.is_empty() || wanted.contains(name))
@@ -77,6 +77,12 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
                 })
                 .map(|(_, t)| t.schema.clone())
                 .collect();
+            // hbase:meta's own descriptor, when asked for by name (HBase's clients do, for its
+            // REGION_REPLICATION, before reading meta replicas).
+            if wanted.iter().any(TableName::is_meta) {
+                let copies = 1 + shared.meta_replicas().servers.len() as u32;
+                table_schema.insert(0, meta_schema(copies));
+            }
             Ok(Reply::message(pb::GetTableDescriptorsResponse {
                 table_schema,
             }))
@@ -217,7 +223,7 @@ pub(crate) async fn dispatch(conn: &Conn, method: &str, request: &RequestFrame) 
             if !catalog.has_namespace(req.namespace_name.as_bytes()) {
                 return Err(namespace_not_found(&req.namespace_name).into());
             }
-            let table_schema = catalog
+            let table_schema: Vec<pb::TableSchema> = catalog
                 .tables
                 .iter()
                 .filter(|(name, _)| name.namespace()[..] == *req.namespace_name.as_bytes())
@@ -535,4 +541,55 @@ fn listed(name: &TableName, pattern: Option<&regex::Regex>, include_sys_tables: 
         return false;
     }
     pattern.is_none_or(|p| p.is_match(&name.to_string()))
+}
+
+/// hbase:meta's descriptor as HBase 2.6.4 answers it (hbase-diff scenario
+/// `master/get-table-descriptors/meta-by-name`), with `REGION_REPLICATION` when it has replicas.
+fn meta_schema(copies: u32) -> pb::TableSchema {
+    let pair = |k: &str, v: &str| pb::BytesBytesPair {
+        first: Bytes::copy_from_slice(k.as_bytes()),
+        second: Bytes::copy_from_slice(v.as_bytes()),
+    };
+    let family = |name: &'static str, versions: &str, blocksize: &str| pb::ColumnFamilySchema {
+        name: Bytes::from_static(name.as_bytes()),
+        attributes: [
+            ("INDEX_BLOCK_ENCODING", "NONE"),
+            ("VERSIONS", versions),
+            ("KEEP_DELETED_CELLS", "FALSE"),
+            ("DATA_BLOCK_ENCODING", "ROW_INDEX_V1"),
+            ("TTL", "2147483647"),
+            ("MIN_VERSIONS", "0"),
+            ("REPLICATION_SCOPE", "0"),
+            ("BLOOMFILTER", "ROWCOL"),
+            ("IN_MEMORY", "true"),
+            ("COMPRESSION", "NONE"),
+            ("BLOCKCACHE", "true"),
+            ("BLOCKSIZE", blocksize),
+        ]
+        .into_iter()
+        .map(|(k, v)| pair(k, v))
+        .collect(),
+        configuration: Vec::new(),
+    };
+    let mut attributes = vec![
+        pair("IS_META", "true"),
+        pair(
+            "coprocessor$1",
+            "|org.apache.hadoop.hbase.coprocessor.MultiRowMutationEndpoint|536870911|",
+        ),
+        pair("hbase.store.file-tracker.impl", "DEFAULT"),
+    ];
+    if copies > 1 {
+        attributes.push(pair("REGION_REPLICATION", &copies.to_string()));
+    }
+    pb::TableSchema {
+        table_name: Some(TableName::meta().to_pb()),
+        attributes,
+        column_families: vec![
+            family("info", "3", "8192"),
+            family("rep_barrier", "2147483647", "65536"),
+            family("table", "3", "8192"),
+        ],
+        configuration: Vec::new(),
+    }
 }

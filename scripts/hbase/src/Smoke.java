@@ -204,6 +204,9 @@ public class Smoke {
     c.setInt("hbase.client.meta.operation.timeout", 30000);
     c.setInt("zookeeper.recovery.retry", 1);
     c.setInt("zookeeper.session.timeout", 30000);
+    // -Dsmoke.meta.replicas.mode=LoadBalance|HedgedRead: region lookups read hbase:meta's replicas.
+    String metaMode = System.getProperty("smoke.meta.replicas.mode");
+    if (metaMode != null) c.set("hbase.locator.meta.replicas.mode", metaMode);
     if (mode.equals("zk")) {
       String[] hp = target.split(":");
       c.set("hbase.client.registry.impl", "org.apache.hadoop.hbase.client.ZKConnectionRegistry");

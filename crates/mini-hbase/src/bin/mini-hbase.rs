@@ -30,6 +30,10 @@ struct Args {
     /// hbclient-bench's `--service-time-us` does for its embedded server); 0: none.
     #[arg(long, default_value_t = 0)]
     service_time_us: u64,
+    /// Copies of hbase:meta (its `REGION_REPLICATION`): replicas 1.. on the region servers
+    /// after meta's, listed by the registry and ZooKeeper; 1: none.
+    #[arg(long, default_value_t = 1)]
+    meta_replicas: usize,
 }
 
 #[tokio::main]
@@ -48,6 +52,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..ClusterConfig::default()
     })
     .await?;
+    if args.meta_replicas > args.region_servers {
+        return Err("--meta-replicas cannot exceed --region-servers".into());
+    }
+    let meta = cluster.meta_server();
+    let replicas: Vec<usize> = (1..args.meta_replicas.max(1))
+        .map(|i| (meta + i) % args.region_servers)
+        .collect();
+    cluster.set_meta_replicas(&replicas);
     if let Some(spec) = &args.tables {
         for table in spec.split(';').filter(|t| !t.trim().is_empty()) {
             let (name, families, splits) = parse_table(table)?;
