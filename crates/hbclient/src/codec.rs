@@ -43,7 +43,7 @@ pub(crate) fn scan_results(
     cellblock: Bytes,
 ) -> Result<Vec<(Vec<Cell>, bool)>> {
     let mut reader = CellBlockReader::new(cellblock);
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(response.cells_per_result.len() + response.results.len());
     if !response.cells_per_result.is_empty() {
         for (i, n) in response.cells_per_result.iter().enumerate() {
             let partial = response

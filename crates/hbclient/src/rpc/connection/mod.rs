@@ -13,6 +13,7 @@
 mod compress;
 mod pending;
 mod read;
+mod recv;
 mod router;
 mod write;
 

@@ -1,33 +1,20 @@
 //! Reading answers: whole frames are cut from the receive buffer (cellblocks stay slices of it)
 //! and handed to the pending call with their id.
 
-use bytes::BytesMut;
 use hbclient_proto::frame::{self, ResponseFrame, CONNECTION_CALL_ID};
 
 use super::pending::{PendingCalls, Released};
+use super::recv::RecvBuf;
 use super::remote_error;
 use crate::error::{Error, Result};
 
-/// Whether `buf` needs more room before the next read: not while it holds the start of a frame
-/// whose room [`frame::take_frame`] already reserved (growing it then would double, and copy, a
-/// buffer sized for that frame).
-pub(super) fn wants_room(buf: &BytesMut, chunk: usize) -> bool {
-    if buf.len() >= 4 {
-        let whole = 4 + u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]) as usize;
-        if whole > buf.len() && whole <= buf.capacity() {
-            return false;
-        }
-    }
-    buf.capacity() - buf.len() < chunk / 4
-}
-
 /// Completes every whole frame in `buf`; returns how many there were. A connection-level
 /// exception (call id 0) or a malformed frame is an error that fails the connection.
-pub(super) fn dispatch(buf: &mut BytesMut, pending: &mut PendingCalls) -> Result<usize> {
+pub(super) fn dispatch(buf: &mut RecvBuf, pending: &mut PendingCalls) -> Result<usize> {
     let mut answered = 0;
     // The rooms of every call answered here go back to their budgets together, when it drops.
     let mut released = Released::default();
-    while let Some(body) = frame::take_frame(buf, frame::DEFAULT_MAX_FRAME_LEN)? {
+    while let Some(body) = buf.next_frame(frame::DEFAULT_MAX_FRAME_LEN)? {
         let response = ResponseFrame::decode(body)?;
         let id = response.header.call_id.unwrap_or(CONNECTION_CALL_ID);
         if id == CONNECTION_CALL_ID {

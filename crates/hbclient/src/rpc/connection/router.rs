@@ -7,12 +7,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::BytesMut;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::pending::{Pending, PendingCalls};
+use super::recv::RecvBuf;
 use super::write::{OutQueue, Wrote};
 use super::{read, Cancel, Outgoing, Shared};
 use crate::error::Error;
@@ -73,7 +73,7 @@ enum Event {
 struct Work {
     pending: PendingCalls,
     out: OutQueue,
-    buf: BytesMut,
+    buf: RecvBuf,
     /// Last time bytes were read or written while calls were pending.
     read_idle_since: Instant,
     /// Last time queued bytes were written (or the queue became non-empty).
@@ -87,7 +87,7 @@ impl Router {
         let mut work = Work {
             pending: PendingCalls::default(),
             out: OutQueue::default(),
-            buf: BytesMut::with_capacity(READ_CHUNK),
+            buf: RecvBuf::new(READ_CHUNK),
             read_idle_since: now,
             write_idle_since: now,
         };
@@ -134,9 +134,7 @@ impl Router {
         let mut armed: Option<Instant> = None;
         let mut swept = Instant::now();
         loop {
-            if read::wants_room(&w.buf, READ_CHUNK) {
-                w.buf.reserve(READ_CHUNK);
-            }
+            w.buf.make_room();
             let next = w.pending.next_deadline();
             if next != armed {
                 if let Some(at) = next {
@@ -259,9 +257,7 @@ impl Router {
             if let Err(e) = read::dispatch(&mut w.buf, &mut w.pending) {
                 return e;
             }
-            if read::wants_room(&w.buf, READ_CHUNK) {
-                w.buf.reserve(READ_CHUNK);
-            }
+            w.buf.make_room();
             tokio::select! {
                 _ = &mut give_up => return io_failure,
                 read = self.reader.read_buf(&mut w.buf) => match read {

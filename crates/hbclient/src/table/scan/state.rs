@@ -77,7 +77,7 @@ impl Assembly {
     /// The rows complete after this answer's results. Cells are moved, never copied: they stay
     /// slices of the answer's cellblock.
     pub(super) fn take(&mut self, results: Vec<(Vec<Cell>, bool)>) -> Result<Vec<RowResult>> {
-        let mut rows = Vec::new();
+        let mut rows = Vec::with_capacity(results.len());
         for (cells, partial) in results {
             if cells.is_empty() {
                 continue;
@@ -101,7 +101,15 @@ impl Assembly {
                         break;
                     }
                 }
-                self.partial.extend(cells);
+                // A row that starts here keeps the vector it was decoded into (sized to its
+                // cells); appending it to the empty `partial` would allocate a new one per row,
+                // rounded up to four cells (measured: 4× the decoded rows' memory on a scan of
+                // one-cell rows, issue #15's scan memory in BENCHMARKS.md).
+                if self.partial.is_empty() {
+                    self.partial = cells;
+                } else {
+                    self.partial.extend(cells);
+                }
                 if partial {
                     continue;
                 }
@@ -633,6 +641,26 @@ mod tests {
         check(&got2[0].cells()[0], &block1);
         check(&got2[0].cells()[1], &block2);
         assert!(inside(got2[0].row(), &block1));
+    }
+
+    /// A whole row keeps the vector its cells were decoded into: no second allocation per row,
+    /// none larger than the row (a scan holds up to a max result size of these per answer).
+    #[test]
+    fn whole_rows_keep_their_decoded_cells_without_reallocating() {
+        let mut rows = Assembly::new(&Scan::new());
+        let (one, two) = (cell("r1", "one"), cell("r2", "two"));
+        let (answer1, block) = answer(&[(&[one], false), (&[two.clone(), two], false)]);
+        let got = rows.take(scan_results(&answer1, block).unwrap()).unwrap();
+        assert_eq!(got.len(), 2);
+        for row in &got {
+            assert_eq!(
+                row.cells.capacity(),
+                row.cells.len(),
+                "row {:?} holds room for more cells than it has",
+                row.row()
+            );
+        }
+        assert!(got.capacity() <= 2, "room for the rows of this answer only");
     }
 
     #[test]
