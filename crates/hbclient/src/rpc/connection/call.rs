@@ -225,6 +225,8 @@ impl Future for Call {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
+        // Entered through a clone (the poll below borrows all of `this`); a disabled span, the
+        // usual case, is neither cloned nor entered.
         let _entered = (!this.span.is_disabled()).then(|| this.span.clone().entered());
         loop {
             match &mut this.state {
