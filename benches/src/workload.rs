@@ -6,8 +6,11 @@
 //! Scan workloads read a table loaded with every row of `0..rows`, so each knows how many rows
 //! it must get back; fewer count as misses (a scan that lost rows is not a fast scan).
 
+use std::future::Future;
+
 use bytes::{Bytes, BytesMut};
-use futures::TryStreamExt;
+use futures::future::Either;
+use futures::{FutureExt, TryStreamExt};
 use hbclient::{Action, AsyncTable, BufferedMutator, Filter, Get, Put, Scan};
 use hbclient_proto::pb;
 use prost::Message;
@@ -335,28 +338,59 @@ impl OpGen {
     }
 }
 
-/// Runs one request on the async client.
-pub(crate) async fn exec_async(
+/// Runs one request on the async client. Puts and gets run inline; scans and batches are boxed:
+/// a caller's task is as large as the largest request it may run, and with 100,000 callers
+/// writing single rows that would be 100,000 times a scan's or a batch's state (one allocation
+/// per scan or batch is nothing next to its work). Not an `async fn`, so the request is not kept
+/// beside the operation that took it over.
+pub(crate) fn exec_async<'a>(
+    table: &'a AsyncTable,
+    request: Request,
+    acks: Option<&'a AckLog>,
+) -> impl Future<Output = Result<Outcome, String>> + 'a {
+    match request {
+        Request::Put(put) => Either::Left(Either::Left(exec_put(table, put, acks))),
+        Request::Get(get) => Either::Left(Either::Right(exec_get(table, get))),
+        other => Either::Right(Box::pin(exec_large(table, other, acks))),
+    }
+}
+
+/// A put; not an `async fn`, which would keep the put twice (as its argument and as a local).
+fn exec_put<'a>(
+    table: &'a AsyncTable,
+    put: Put,
+    acks: Option<&'a AckLog>,
+) -> impl Future<Output = Result<Outcome, String>> + 'a {
+    let row = put.row().clone();
+    table.put(put).map(move |done| {
+        done.map_err(|e| e.to_string())?;
+        if let Some(acks) = acks {
+            acks.acknowledged(row);
+        }
+        Ok(Outcome { rows: 1, misses: 0 })
+    })
+}
+
+/// A get (not an `async fn`, as [`exec_put`]).
+fn exec_get(table: &AsyncTable, get: Get) -> impl Future<Output = Result<Outcome, String>> + '_ {
+    table.get(get).map(|row| {
+        let row = row.map_err(|e| e.to_string())?;
+        Ok(Outcome {
+            rows: 1,
+            misses: u64::from(row.is_empty()),
+        })
+    })
+}
+
+/// [`exec_async`] for any request (the caller boxes it for scans and batches).
+async fn exec_large(
     table: &AsyncTable,
     request: Request,
     acks: Option<&AckLog>,
 ) -> Result<Outcome, String> {
     match request {
-        Request::Put(put) => {
-            let row = put.row().clone();
-            table.put(put).await.map_err(|e| e.to_string())?;
-            if let Some(acks) = acks {
-                acks.acknowledged(row);
-            }
-            Ok(Outcome { rows: 1, misses: 0 })
-        }
-        Request::Get(get) => {
-            let row = table.get(get).await.map_err(|e| e.to_string())?;
-            Ok(Outcome {
-                rows: 1,
-                misses: u64::from(row.is_empty()),
-            })
-        }
+        Request::Put(put) => exec_put(table, put, acks).await,
+        Request::Get(get) => exec_get(table, get).await,
         Request::Scan(scan, expected, consumer) => {
             let rows = count_async(table, scan, consumer).await?;
             Ok(scanned(rows, expected))
@@ -511,21 +545,40 @@ pub(crate) fn exec_blocking(
 }
 
 /// Hands one request's mutations to a `BufferedMutator` (returns once they are buffered; they
-/// are acknowledged by the phase's final flush).
-pub(crate) async fn exec_buffered(
+/// are acknowledged by the phase's final flush). A put runs inline, anything else boxed (as in
+/// [`exec_async`]).
+pub(crate) fn exec_buffered<'a>(
+    mutator: &'a BufferedMutator,
+    request: Request,
+    acks: Option<&'a AckLog>,
+) -> impl Future<Output = Result<Outcome, String>> + 'a {
+    match request {
+        Request::Put(put) => Either::Left(buffer_put(mutator, put, acks)),
+        other => Either::Right(Box::pin(buffer_large(mutator, other, acks))),
+    }
+}
+
+async fn buffer_put(
+    mutator: &BufferedMutator,
+    put: Put,
+    acks: Option<&AckLog>,
+) -> Result<Outcome, String> {
+    let row = put.row().clone();
+    mutator.mutate(put).await.map_err(|e| e.to_string())?;
+    if let Some(acks) = acks {
+        acks.buffered(row);
+    }
+    Ok(Outcome { rows: 1, misses: 0 })
+}
+
+/// [`exec_buffered`] for any request (the caller boxes it for batches).
+async fn buffer_large(
     mutator: &BufferedMutator,
     request: Request,
     acks: Option<&AckLog>,
 ) -> Result<Outcome, String> {
-    let rows = match request {
-        Request::Put(put) => {
-            let row = put.row().clone();
-            mutator.mutate(put).await.map_err(|e| e.to_string())?;
-            if let Some(acks) = acks {
-                acks.buffered(row);
-            }
-            1
-        }
+    match request {
+        Request::Put(put) => buffer_put(mutator, put, acks).await,
         Request::Batch(puts) => {
             let n = puts.len() as u64;
             let rows: Vec<Bytes> = puts.iter().map(|p| p.row().clone()).collect();
@@ -533,11 +586,10 @@ pub(crate) async fn exec_buffered(
             if let Some(acks) = acks {
                 rows.into_iter().for_each(|r| acks.buffered(r));
             }
-            n
+            Ok(Outcome { rows: n, misses: 0 })
         }
         Request::Get(_) | Request::Scan(..) | Request::Scans { .. } => {
-            return Err("a BufferedMutator carries mutations only".into())
+            Err("a BufferedMutator carries mutations only".into())
         }
-    };
-    Ok(Outcome { rows, misses: 0 })
+    }
 }

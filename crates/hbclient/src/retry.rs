@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use futures::FutureExt;
 use tokio::time::Instant;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -96,76 +97,87 @@ impl RetryPolicy {
 /// Runs `attempt` until it succeeds, fails for good, runs out of retries or out of time.
 /// `attempt` receives the attempt number (0-based) and the deadline; it is responsible for
 /// invalidating stale locations before returning a retriable error.
-pub(crate) async fn with_retries<T, F, Fut>(
+///
+/// Not an `async fn`: the retry loop's future is built once and awaited where it is, instead
+/// of being kept again by each wrapping layer (an operation's future lives as long as it is in
+/// flight, so every byte of it counts once per operation).
+pub(crate) fn with_retries<T, F, Fut>(
     policy: RetryPolicy,
     deadline: Deadline,
     on_retry: impl Fn(),
     attempt: F,
-) -> Result<T>
+) -> impl Future<Output = Result<T>>
 where
     F: FnMut(u32, Deadline) -> Fut,
     Fut: Future<Output = Result<T>>,
 {
     let spent = Arc::new(Spent::until(deadline.at));
+    let explain = spent.clone();
     let outcome = retry_loop(policy, deadline, on_retry, attempt, spent.clone());
-    let outcome = crate::spent::scope(spent.clone(), outcome).await;
-    outcome.map_err(|e| spent.explain(e))
+    crate::spent::scope(spent, outcome).map(move |outcome| outcome.map_err(|e| explain.explain(e)))
 }
 
-async fn retry_loop<T, F, Fut>(
+/// The loop of [`with_retries`]; an `async move` block rather than an `async fn`, which would
+/// keep its arguments twice.
+#[allow(clippy::manual_async_fn)] // see above: an `async fn` keeps its arguments twice
+fn retry_loop<T, F, Fut>(
     policy: RetryPolicy,
     deadline: Deadline,
     on_retry: impl Fn(),
     mut attempt: F,
     spent: Arc<Spent>,
-) -> Result<T>
+) -> impl Future<Output = Result<T>>
 where
     F: FnMut(u32, Deadline) -> Fut,
     Fut: Future<Output = Result<T>>,
 {
-    let mut tries = 0u32;
-    loop {
-        // Boxed: an attempt's future nests locating, connecting and the RPC; boxing it here keeps
-        // the type of every operation future shallow, so callers that nest them deeply in their
-        // own async code do not hit the compiler's type-layout depth limit (one allocation per
-        // attempt, next to a network round trip).
-        let this_attempt = Box::pin(attempt(tries, deadline));
-        let bounded = Bounded {
-            attempt: this_attempt,
-            deadline: deadline.at,
-            timer: None,
-            spent: &spent,
-        };
-        let error = match bounded.await {
-            Ok(Ok(value)) => return Ok(value),
-            Ok(Err(e)) => e,
-            Err(Elapsed) => {
-                return Err(Error::timeout(format!(
-                    "operation timed out after {} attempt(s)",
-                    tries + 1
-                )))
+    async move {
+        let mut tries = 0u32;
+        loop {
+            // Boxed: an attempt's future nests locating, connecting and the RPC; boxing it here keeps
+            // the type of every operation future shallow, so callers that nest them deeply in their
+            // own async code do not hit the compiler's type-layout depth limit (one allocation per
+            // attempt, next to a network round trip).
+            let this_attempt = Box::pin(attempt(tries, deadline));
+            let bounded = Bounded {
+                attempt: this_attempt,
+                deadline: deadline.at,
+                timer: None,
+                spent: &spent,
+            };
+            let error = match bounded.await {
+                Ok(Ok(value)) => return Ok(value),
+                Ok(Err(e)) => e,
+                Err(Elapsed) => {
+                    return Err(Error::timeout(format!(
+                        "operation timed out after {} attempt(s)",
+                        tries + 1
+                    )))
+                }
+            };
+            if !error.is_retriable() {
+                return Err(error);
             }
-        };
-        if !error.is_retriable() {
-            return Err(error);
+            if tries >= policy.retries {
+                return Err(error.with_context("attempts", (tries + 1).to_string()));
+            }
+            let pause = policy.pause_after(tries, &error);
+            if pause >= deadline.remaining() {
+                return Err(Error::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "operation timed out after {} attempt(s); last error: {error}",
+                        tries + 1
+                    ),
+                ));
+            }
+            tracing::debug!(attempt = tries, ?pause, error = %error, "retrying");
+            on_retry();
+            // Boxed: a timer is large, and only an operation that retries needs one.
+            let backoff = Box::pin(tokio::time::sleep(pause));
+            crate::spent::measure(crate::spent::Phase::BackingOff, backoff).await;
+            tries += 1;
         }
-        if tries >= policy.retries {
-            return Err(error.with_context("attempts", (tries + 1).to_string()));
-        }
-        let pause = policy.pause_after(tries, &error);
-        if pause >= deadline.remaining() {
-            return Err(Error::new(
-                ErrorKind::Timeout,
-                format!(
-                    "operation timed out after {} attempt(s); last error: {error}",
-                    tries + 1
-                ),
-            ));
-        }
-        tracing::debug!(attempt = tries, ?pause, error = %error, "retrying");
-        on_retry();
-        crate::spent::measure(crate::spent::Phase::BackingOff, tokio::time::sleep(pause)).await;
-        tries += 1;
     }
 }
 

@@ -2,10 +2,11 @@
 //! the registry and the region locator, and the region-call helpers built on them. It knows
 //! nothing of the public handles (`client` and `table` both depend on it, not on each other).
 
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use bytes::Bytes;
+use bytes::BytesMut;
 use hbclient_proto::frame::ResponseFrame;
 use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
@@ -18,6 +19,28 @@ use crate::metrics::Metrics;
 use crate::request::CallMeta;
 use crate::retry::{with_retries, Deadline, RetryPolicy};
 use crate::rpc::{RpcPool, Service};
+
+/// A request's cellblock: its length and what writes it straight into the request frame (so
+/// the cells are never encoded into a buffer of their own that a call keeps while in flight).
+#[derive(Clone, Copy)]
+pub(crate) struct Cells<'a> {
+    pub(crate) len: usize,
+    pub(crate) write: &'a (dyn Fn(&mut BytesMut) + Sync),
+}
+
+impl Cells<'_> {
+    /// No cellblock.
+    pub(crate) const NONE: Cells<'static> = Cells {
+        len: 0,
+        write: &|_| {},
+    };
+}
+
+/// Whether `e` is the server saying it does not serve the region.
+fn not_serving(e: &Error) -> bool {
+    e.remote_class()
+        .is_some_and(|c| c == hbclient_proto::exceptions::NOT_SERVING_REGION)
+}
 
 /// What all handles of one connection share.
 pub(crate) struct Core {
@@ -167,75 +190,97 @@ impl Core {
 
     /// One attempt of a call to the region holding `row`, its answer read by `parse`; on any
     /// failure (including a region error found while parsing) the location cache is corrected.
+    /// Not an `async fn`, which would keep every argument twice: the attempt is alive while
+    /// its call is in flight.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn region_attempt<M: Message, T>(
-        &self,
-        table: &TableName,
-        row: &[u8],
+    #[allow(clippy::manual_async_fn)] // see above: an `async fn` keeps its arguments twice
+    pub(crate) fn region_attempt<'a, M: Message + 'a, T: 'a>(
+        &'a self,
+        table: &'a TableName,
+        row: &'a [u8],
         attempt: u32,
         deadline: Deadline,
         method: &'static str,
-        meta: &crate::request::CallMeta,
-        request: impl Fn(&RegionLocation) -> (M, Bytes),
-        parse: impl Fn(ResponseFrame) -> Result<T>,
-    ) -> Result<T> {
-        let loc = crate::spent::measure(
-            crate::spent::Phase::Locating,
-            self.locate(table, row, deadline),
-        )
-        .await?;
-        self.region_call(table, &loc, attempt, deadline, method, meta, request, parse)
+        meta: &'a crate::request::CallMeta,
+        request: impl Fn(&RegionLocation) -> M + 'a,
+        cells: Cells<'a>,
+        parse: impl Fn(ResponseFrame) -> Result<T> + 'a,
+    ) -> impl Future<Output = Result<T>> + 'a {
+        async move {
+            let loc = match self.locator.cached(table, row) {
+                Some(loc) => loc,
+                // Boxed: a cache miss is rare, and the lookup's state would otherwise be part
+                // of every attempt's future.
+                None => {
+                    let lookup = self.locate(table, row, deadline);
+                    Box::pin(crate::spent::measure(crate::spent::Phase::Locating, lookup)).await?
+                }
+            };
+            self.region_call(
+                table, &loc, attempt, deadline, method, meta, request, cells, parse,
+            )
             .await
+        }
     }
 
     /// One call to the region (or region replica) at `loc`, its answer read by `parse`; on any
-    /// failure the location cache is corrected.
+    /// failure the location cache is corrected. The request (`request`'s parameter for the
+    /// location, and `cells`) is encoded into its frame before the call waits for anything, so
+    /// neither is kept while the call is in flight. Not an `async fn` (see
+    /// [`Core::region_attempt`]).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn region_call<M: Message, T>(
-        &self,
-        table: &TableName,
-        loc: &Arc<RegionLocation>,
+    #[allow(clippy::manual_async_fn)] // see above: an `async fn` keeps its arguments twice
+    pub(crate) fn region_call<'a, M: Message + 'a, T: 'a>(
+        &'a self,
+        table: &'a TableName,
+        loc: &'a Arc<RegionLocation>,
         attempt: u32,
         deadline: Deadline,
         method: &'static str,
-        meta: &crate::request::CallMeta,
-        request: impl Fn(&RegionLocation) -> (M, Bytes),
-        parse: impl Fn(ResponseFrame) -> Result<T>,
-    ) -> Result<T> {
-        crate::telemetry::record_server(&loc.server);
-        let (param, cells) = request(loc);
-        // HBase's client: Get reads, Mutate and atomic row writes (Multi here) write.
-        let rpc_timeout = match method {
-            "Get" | "Scan" => self.config.read_rpc_timeout(),
-            _ => self.config.write_rpc_timeout(),
-        };
-        let timeout = deadline.rpc_timeout(rpc_timeout)?;
-        let span = tracing::debug_span!(
-            "attempt",
-            table = %table,
-            region = %String::from_utf8_lossy(&loc.name),
-            server = %loc.server,
-            attempt,
-        );
-        let call = self.pool.call(
-            &loc.server,
-            Service::Client,
-            method,
-            meta,
-            &param,
-            &cells,
-            timeout,
-        );
-        let outcome = match crate::telemetry::in_span(span, call).await {
-            Ok(frame) => parse(frame),
-            Err(e) => Err(e),
-        };
-        match outcome {
-            Ok(value) => {
-                self.locator.confirm(loc);
-                Ok(value)
+        meta: &'a crate::request::CallMeta,
+        request: impl Fn(&RegionLocation) -> M + 'a,
+        cells: Cells<'a>,
+        parse: impl Fn(ResponseFrame) -> Result<T> + 'a,
+    ) -> impl Future<Output = Result<T>> + 'a {
+        async move {
+            crate::telemetry::record_server(&loc.server);
+            // HBase's client: Get reads, Mutate and atomic row writes (Multi here) write.
+            let rpc_timeout = match method {
+                "Get" | "Scan" => self.config.read_rpc_timeout(),
+                _ => self.config.write_rpc_timeout(),
+            };
+            let timeout = deadline.rpc_timeout(rpc_timeout)?;
+            let span = tracing::debug_span!(
+                "attempt",
+                table = %table,
+                region = %String::from_utf8_lossy(&loc.name),
+                server = %loc.server,
+                attempt,
+            );
+            // Encoded inside the attempt's span: the request header carries its trace context.
+            let call = span.in_scope(|| {
+                self.pool.call_with(
+                    &loc.server,
+                    Service::Client,
+                    method,
+                    meta,
+                    &request(loc),
+                    cells.len,
+                    |out| (cells.write)(out),
+                    timeout,
+                )
+            });
+            let outcome = match crate::telemetry::in_span(span, call).await {
+                Ok(frame) => parse(frame),
+                Err(e) => Err(e),
+            };
+            match outcome {
+                Ok(value) => {
+                    self.locator.confirm(loc);
+                    Ok(value)
+                }
+                Err(e) => Err(self.after_region_error(table, loc, e, deadline).await),
             }
-            Err(e) => Err(self.after_region_error(table, loc, e, deadline).await),
         }
     }
 
@@ -249,8 +294,12 @@ impl Core {
         deadline: Deadline,
     ) -> Error {
         self.locator.on_error(loc, &e, &self.pool);
-        if let Some(disabled) = self.disabled_error(table, &e, deadline).await {
-            return disabled;
+        if not_serving(&e) {
+            // Boxed: asking the master is rare, and its state would otherwise be part of every
+            // region call's future.
+            if let Some(disabled) = Box::pin(self.disabled_error(table, &e, deadline)).await {
+                return disabled;
+            }
         }
         e.with_context("table", table.to_string())
             .with_context("region", String::from_utf8_lossy(&loc.name).into_owned())
@@ -263,10 +312,7 @@ impl Core {
         e: &Error,
         deadline: Deadline,
     ) -> Option<Error> {
-        let not_serving = e
-            .remote_class()
-            .is_some_and(|c| c == hbclient_proto::exceptions::NOT_SERVING_REGION);
-        if !not_serving || self.table_disabled(table, deadline).await != Some(true) {
+        if !not_serving(e) || self.table_disabled(table, deadline).await != Some(true) {
             return None;
         }
         Some(Error::remote(crate::error::RemoteError {

@@ -114,9 +114,13 @@ pub(crate) async fn tally<F: Future>(operation: F) -> (F::Output, Arc<Spent>) {
     (output, spent)
 }
 
-/// Runs `operation` with `spent` open for it.
-pub(crate) async fn scope<F: Future>(spent: Arc<Spent>, operation: F) -> F::Output {
-    SPENT.scope(spent, operation).await
+/// Runs `operation` with `spent` open for it. Not an `async fn`: that would keep the operation's
+/// (large) future twice, as its argument and inside the scope it awaits.
+pub(crate) fn scope<F: Future>(
+    spent: Arc<Spent>,
+    operation: F,
+) -> tokio::task::futures::TaskLocalFuture<Arc<Spent>, F> {
+    SPENT.scope(spent, operation)
 }
 
 /// The deadline of an RPC that should end at `at`: never past the open operation's deadline.
@@ -127,26 +131,37 @@ pub(crate) fn call_deadline(at: tokio::time::Instant) -> tokio::time::Instant {
 }
 
 /// Runs `answer`, the wait for an RPC whose connection ends it at its deadline (from
-/// [`call_deadline`], so by the operation's), telling the open operation while it waits.
+/// [`call_deadline`], so by the operation's), telling the open operation while it waits (what
+/// an RPC call does itself, with [`mark_watched`]).
+#[cfg(test)]
 pub(crate) fn watched<F: Future + Unpin>(answer: F) -> Watched<F> {
     Watched { answer }
 }
 
 /// See [`watched`].
+#[cfg(test)]
 pub(crate) struct Watched<F> {
     answer: F,
 }
 
+#[cfg(test)]
 impl<F: Future + Unpin> Future for Watched<F> {
     type Output = F::Output;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let poll = Pin::new(&mut self.answer).poll(cx);
         if poll.is_pending() {
-            let _ = SPENT.try_with(|s| s.watched.store(true, Ordering::Relaxed));
+            mark_watched();
         }
         poll
     }
+}
+
+/// Tells the open operation (if any) that it now waits for an RPC whose connection ends it by
+/// the operation's deadline (from [`call_deadline`]): then the retry loop needs no timer of its
+/// own.
+pub(crate) fn mark_watched() {
+    let _ = SPENT.try_with(|s| s.watched.store(true, Ordering::Relaxed));
 }
 
 /// Adds `took` to `phase` of the open operation, if any.
@@ -167,20 +182,57 @@ pub(crate) fn server(addr: &str) {
 
 /// Runs `future`, adding its duration to `phase` of the open operation (if any) — also when
 /// the future is dropped unfinished (a timeout cut it short), which is when it matters most.
-pub(crate) async fn measure<F: Future>(phase: Phase, future: F) -> F::Output {
-    let _timer = Timer {
-        phase,
-        started: SPENT.try_with(|_| Instant::now()).ok(),
-    };
-    future.await
+/// The clock starts at the first poll. Not an `async fn`: that would keep `future` twice.
+pub(crate) fn measure<F: Future>(phase: Phase, future: F) -> Measured<F> {
+    Measured {
+        future,
+        timer: Timer {
+            phase,
+            started: None,
+        },
+        polled: false,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// See [`measure`].
+    pub(crate) struct Measured<F> {
+        #[pin]
+        future: F,
+        timer: Timer,
+        polled: bool,
+    }
+}
+
+impl<F: Future> Future for Measured<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        if !*this.polled {
+            *this.polled = true;
+            this.timer.started = SPENT.try_with(|_| Instant::now()).ok();
+        }
+        this.future.poll(cx)
+    }
 }
 
 /// Adds the time since `started` to `phase` of the open operation when dropped. It drops inside
 /// the operation's task (completed, or cut short by the retry loop's timeout), where the
 /// task-local is reachable; `started` is `None` outside an operation.
-struct Timer {
+pub(crate) struct Timer {
     phase: Phase,
     started: Option<Instant>,
+}
+
+impl Timer {
+    /// A timer for `phase` of the open operation, started now (a no-op outside an operation).
+    pub(crate) fn start(phase: Phase) -> Timer {
+        Timer {
+            phase,
+            started: SPENT.try_with(|_| Instant::now()).ok(),
+        }
+    }
 }
 
 impl Drop for Timer {

@@ -18,6 +18,7 @@
 
 use std::future::Future;
 
+use futures::FutureExt;
 use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 use tracing::field::Empty;
@@ -44,29 +45,31 @@ pub(crate) fn operation_span(table: &TableName, operation: &'static str) -> Span
 }
 
 /// Runs `operation` (the table operation `name` on `table`) inside `span`, recording
-/// `error.type` when it fails and, with the `metrics` feature, its duration.
-pub(crate) async fn traced<T>(
-    table: &TableName,
+/// `error.type` when it fails and, with the `metrics` feature, its duration. Not an `async fn`:
+/// that would keep the operation's future twice (as its argument and where it is awaited).
+pub(crate) fn traced<'a, T>(
+    table: &'a TableName,
     name: &'static str,
     span: Span,
-    operation: impl Future<Output = Result<T>>,
-) -> Result<T> {
+    operation: impl Future<Output = Result<T>> + 'a,
+) -> impl Future<Output = Result<T>> + 'a {
     #[cfg(feature = "metrics")]
     let started = std::time::Instant::now();
-    let outcome = in_span(span.clone(), operation).await;
-    if let Err(e) = &outcome {
-        record_error(&span, e);
-    }
-    #[cfg(feature = "metrics")]
-    crate::metrics::operation_finished(
-        name,
-        table,
-        outcome.as_ref().err().map(error_type_of).as_deref(),
-        started.elapsed(),
-    );
-    #[cfg(not(feature = "metrics"))]
-    let _ = (table, name);
-    outcome
+    in_span(span.clone(), operation).map(move |outcome| {
+        if let Err(e) = &outcome {
+            record_error(&span, e);
+        }
+        #[cfg(feature = "metrics")]
+        crate::metrics::operation_finished(
+            name,
+            table,
+            outcome.as_ref().err().map(error_type_of).as_deref(),
+            started.elapsed(),
+        );
+        #[cfg(not(feature = "metrics"))]
+        let _ = (table, name);
+        outcome
+    })
 }
 
 /// `future` inside `span`; a disabled span (no subscriber wants it) is not entered and left on

@@ -227,12 +227,6 @@ pub(crate) struct Locator {
 }
 
 impl Locator {
-    /// The cached location of `row`, if any.
-    #[cfg(test)]
-    pub(crate) fn cached(&self, table: &TableName, row: &[u8]) -> Option<Arc<RegionLocation>> {
-        self.cached_for(table, Want::At(row))
-    }
-
     fn cached_for(&self, table: &TableName, want: Want<'_>) -> Option<Arc<RegionLocation>> {
         let loc = {
             let cache = self.cache.read().unwrap_or_else(|e| e.into_inner());
@@ -538,6 +532,15 @@ impl Locator {
             .entry(table.clone())
             .or_default()
             .clone()
+    }
+
+    /// The cached location of `row` in `table`, if there is one to use (never for hbase:meta,
+    /// whose location comes from the registry).
+    pub(crate) fn cached(&self, table: &TableName, row: &[u8]) -> Option<Arc<RegionLocation>> {
+        if table.is_meta() {
+            return None;
+        }
+        self.cached_for(table, Want::At(row))
     }
 
     /// The location of `row`: from the cache, or from hbase:meta.

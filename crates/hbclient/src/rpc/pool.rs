@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use prost::Message;
 
-use super::connection::{CallIds, Common, ConnectSpec, RpcConnection, Watchdog};
+use futures::future::{BoxFuture, Either};
+
+use super::connection::{Call, CallIds, Common, ConnectSpec, Request, RpcConnection, Watchdog};
 use super::transport::Layers;
 use super::Service;
 use crate::config::Config;
@@ -52,6 +54,18 @@ impl Failed {
             retry_at: Instant::now() + backoff,
         }
     }
+}
+
+/// A call on a pooled connection: the connection's own call, or (boxed, rare) connecting
+/// first.
+pub(crate) type PoolCall<'a> =
+    Either<Call, BoxFuture<'a, Result<hbclient_proto::frame::ResponseFrame>>>;
+
+/// What [`RpcPool::pick`] found.
+enum Picked {
+    Live(Arc<RpcConnection>),
+    /// The slot and the index of the entry to connect.
+    Dead(Arc<Slot>, usize),
 }
 
 #[derive(Default)]
@@ -137,22 +151,34 @@ impl RpcPool {
     }
 
     /// A live connection to `addr` for `service`, connecting if needed.
+    #[cfg(test)]
     pub(crate) async fn connection(
         &self,
         addr: &str,
         service: Service,
     ) -> Result<Arc<RpcConnection>> {
+        match self.pick(addr, service)? {
+            Picked::Live(conn) => Ok(conn),
+            // Connecting (TCP, TLS and SASL handshakes) is boxed: its state is large and every
+            // call future would otherwise carry room for it while in flight.
+            Picked::Dead(slot, i) => {
+                Box::pin(self.connect_entry(&slot.entries[i], addr, service)).await
+            }
+        }
+    }
+
+    /// The next connection (round robin) of `addr`'s slot for `service`: live, or the entry
+    /// that needs connecting.
+    fn pick(&self, addr: &str, service: Service) -> Result<Picked> {
         if self.closed.load(Ordering::Acquire) {
             return Err(Error::new(ErrorKind::Closed, "the connection is closed"));
         }
         let slot = self.slot(addr, service);
-        let entry = &slot.entries[slot.next.fetch_add(1, Ordering::Relaxed) % slot.entries.len()];
-        if let Some(conn) = live(entry) {
-            return Ok(conn);
-        }
-        // Connecting (TCP, TLS and SASL handshakes) is boxed: its state is large and every call
-        // future would otherwise carry room for it while in flight.
-        Box::pin(self.connect_entry(entry, addr, service)).await
+        let i = slot.next.fetch_add(1, Ordering::Relaxed) % slot.entries.len();
+        Ok(match live(&slot.entries[i]) {
+            Some(conn) => Picked::Live(conn),
+            None => Picked::Dead(slot, i),
+        })
     }
 
     /// Connects `entry` unless another caller just did; a recent failure is returned as is
@@ -192,17 +218,18 @@ impl RpcPool {
     }
 
     /// One call on a pooled connection to `addr`; `meta` is its priority and request attributes.
+    /// The request is encoded at once (`param` and `cells` are not kept).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn call(
-        &self,
-        addr: &str,
+    pub(crate) fn call<'a>(
+        &'a self,
+        addr: &'a str,
         service: Service,
         method: &'static str,
         meta: &CallMeta,
         param: &impl Message,
         cells: &[u8],
         timeout: std::time::Duration,
-    ) -> Result<hbclient_proto::frame::ResponseFrame> {
+    ) -> PoolCall<'a> {
         self.call_with(
             addr,
             service,
@@ -213,16 +240,19 @@ impl RpcPool {
             |out| out.extend_from_slice(cells),
             timeout,
         )
-        .await
     }
 
     /// [`RpcPool::call`] with a cellblock of `cells_len` bytes that `write_cells` writes straight
     /// into the request frame: a large batch is encoded once, into the buffer that goes to the
     /// socket, instead of into a buffer of its own that is then copied.
+    ///
+    /// Not an `async fn`: the request is encoded before the call waits for anything, so the
+    /// caller's parameter and cells need not outlive this call, and with a live connection the
+    /// future is the connection's small [`Call`]; connecting first is boxed.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn call_with(
-        &self,
-        addr: &str,
+    pub(crate) fn call_with<'a>(
+        &'a self,
+        addr: &'a str,
         service: Service,
         method: &'static str,
         meta: &CallMeta,
@@ -230,22 +260,26 @@ impl RpcPool {
         cells_len: usize,
         write_cells: impl FnOnce(&mut bytes::BytesMut),
         timeout: std::time::Duration,
-    ) -> Result<hbclient_proto::frame::ResponseFrame> {
-        let conn = crate::spent::measure(
-            crate::spent::Phase::Connecting,
-            self.connection(addr, service),
-        )
-        .await?;
-        conn.call(
+    ) -> PoolCall<'a> {
+        let request = Request::encode(
             &self.ids,
+            self.config.compressor,
             method,
             meta,
             param,
             cells_len,
             write_cells,
             timeout,
-        )
-        .await
+        );
+        match self.pick(addr, service) {
+            Ok(Picked::Live(conn)) => Either::Left(conn.send(request)),
+            Ok(Picked::Dead(slot, i)) => Either::Right(Box::pin(async move {
+                let connect = self.connect_entry(&slot.entries[i], addr, service);
+                let conn = crate::spent::measure(crate::spent::Phase::Connecting, connect).await?;
+                conn.send(request).await
+            })),
+            Err(e) => Either::Right(Box::pin(std::future::ready(Err(e)))),
+        }
     }
 
     /// Drops every connection to `addr` (the server is gone); the next call reconnects.

@@ -9,10 +9,11 @@ mod result;
 mod scan;
 mod timeline;
 
+use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use hbclient_proto::cell::CellBlockReader;
 use hbclient_proto::frame::ResponseFrame;
 use hbclient_proto::meta::TableName;
@@ -34,7 +35,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::locate::RegionLocation;
 use crate::request::{Attributes, CallMeta};
 use crate::retry::with_retries;
-use crate::shared::Core;
+use crate::shared::{Cells, Core};
 use crate::telemetry;
 use check::CheckAction;
 
@@ -56,34 +57,36 @@ impl std::fmt::Debug for AsyncTable {
     }
 }
 
-/// Encodes one mutation as a `MutateRequest` plus its cellblock.
+/// The `MutateRequest` of one mutation; its cells go in the cellblock ([`mutation_cells`]).
 fn mutate_request(
     loc: &RegionLocation,
     m: &Mutation,
     nonce: Option<u64>,
     nonce_group: u64,
     condition: Option<pb::Condition>,
-) -> (pb::MutateRequest, Bytes) {
-    let core = m.core();
-    let mut cells = Vec::with_capacity(core.cells_len());
-    core.write_cells(&mut cells);
-    let request = pb::MutateRequest {
+) -> pb::MutateRequest {
+    pb::MutateRequest {
         region: loc.specifier(),
-        mutation: core.to_pb(m.kind(), nonce),
+        mutation: m.core().to_pb(m.kind(), nonce),
         condition,
         nonce_group: nonce.map(|_| nonce_group),
-    };
-    (request, Bytes::from(cells))
+    }
 }
 
-/// The request of a get to the region (replica) at a location.
-fn get_request(get: &pb::Get) -> impl Fn(&RegionLocation) -> (pb::GetRequest, Bytes) + '_ {
-    move |loc| {
-        let request = pb::GetRequest {
-            region: loc.specifier(),
-            get: get.clone(),
-        };
-        (request, Bytes::new())
+/// The cellblock of a mutation's request, written by `write` (a `mutation_writer`).
+fn mutation_cells<'a>(m: &Mutation, write: &'a (dyn Fn(&mut BytesMut) + Sync)) -> Cells<'a> {
+    Cells {
+        len: m.core().cells_len(),
+        write,
+    }
+}
+
+/// The request of a get to the region (replica) at a location. Built per attempt from the
+/// `Get` (which the operation keeps anyway) rather than kept encoded beside it for retries.
+fn get_request(get: &Get) -> impl Fn(&RegionLocation) -> pb::GetRequest + Copy + '_ {
+    move |loc| pb::GetRequest {
+        region: loc.specifier(),
+        get: get.to_pb(),
     }
 }
 
@@ -163,15 +166,16 @@ impl AsyncTable {
         self.core.check_open()?;
         get.validate()?;
         let span = telemetry::operation_span(&self.name, "GET");
-        let request = get.to_pb();
         let meta = self.call_meta(get.priority);
         let read = async {
             match get.consistency {
                 Consistency::Strong => {
-                    self.retrying(&get.row, "Get", &meta, get_request(&request), parse_get)
+                    let to = get_request(&get);
+                    self.retrying(&get.row, "Get", &meta, to, Cells::NONE, parse_get)
                         .await
                 }
-                Consistency::Timeline => self.timeline_get(&get.row, &meta, &request).await,
+                // Boxed: TIMELINE reads are rare, and racing replicas takes a large state.
+                Consistency::Timeline => Box::pin(self.timeline_get(&get, &meta)).await,
             }
         };
         let (cells, stale) = telemetry::traced(&self.name, "GET", span, read).await?;
@@ -191,10 +195,10 @@ impl AsyncTable {
     /// retrying read of each secondary replica the region's last known location lists.
     async fn timeline_get(
         &self,
-        row: &[u8],
+        get: &Get,
         meta: &CallMeta,
-        request: &pb::Get,
     ) -> Result<(Vec<hbclient_proto::cell::Cell>, bool)> {
+        let row: &[u8] = &get.row;
         let core = &self.core;
         let deadline = core.table_deadline(&self.name);
         // Known replicas come from the cache, or from the location a failed primary call just
@@ -204,7 +208,7 @@ impl AsyncTable {
             Some(loc) => loc,
             None => core.locate(&self.name, row, deadline).await?,
         };
-        let primary = self.retrying(row, "Get", meta, get_request(request), parse_get);
+        let primary = self.retrying(row, "Get", meta, get_request(get), Cells::NONE, parse_get);
         if known.replicas.is_empty() {
             return primary.await;
         }
@@ -247,7 +251,8 @@ impl AsyncTable {
                                     deadline,
                                     "Get",
                                     meta,
-                                    get_request(request),
+                                    get_request(get),
+                                    Cells::NONE,
                                     parse_get,
                                 )
                                 .await
@@ -278,19 +283,13 @@ impl AsyncTable {
         self.core.check_open()?;
         get.validate()?;
         get.existence_only = true;
-        let request = get.to_pb();
         let meta = self.call_meta(get.priority);
         let exists = self.retrying(
             &get.row,
             "Get",
             &meta,
-            |loc| {
-                let get = pb::GetRequest {
-                    region: loc.specifier(),
-                    get: request.clone(),
-                };
-                (get, Bytes::new())
-            },
+            get_request(&get),
+            Cells::NONE,
             |frame| {
                 let response: pb::GetResponse = frame.body("GetResponse")?;
                 Ok(response.result.and_then(|r| r.exists).unwrap_or(false))
@@ -344,31 +343,39 @@ impl AsyncTable {
         self.mutate(Mutation::Append(append)).await
     }
 
-    async fn mutate(&self, m: Mutation) -> Result<RowResult> {
-        self.core.check_open()?;
-        m.validate(self.core.config.keyvalue_maxsize)?;
-        let operation = mutation_operation(&m);
-        let span = telemetry::operation_span(&self.name, operation);
-        let nonce = m.needs_nonce().then(|| self.core.new_nonce());
-        let group = self.core.nonce_group;
-        let meta = self.call_meta(m.priority());
-        let cells = telemetry::traced(
-            &self.name,
-            operation,
-            span,
-            self.retrying(
-                m.row(),
-                "Mutate",
-                &meta,
-                |loc| mutate_request(loc, &m, nonce, group, None),
-                |frame| {
-                    let response: pb::MutateResponse = frame.body("MutateResponse")?;
-                    response_cells(response.result.as_ref(), frame.cellblock)
-                },
-            ),
-        )
-        .await?;
-        Ok(RowResult::new(m.row().clone(), cells))
+    /// One mutation with retries. Not an `async fn`: that would keep the mutation twice (as its
+    /// argument and as a local) for as long as it is in flight; an `async move` block keeps the
+    /// one it captured.
+    #[allow(clippy::manual_async_fn)] // see above: an `async fn` keeps its arguments twice
+    fn mutate(&self, m: Mutation) -> impl Future<Output = Result<RowResult>> + Send + '_ {
+        async move {
+            self.core.check_open()?;
+            m.validate(self.core.config.keyvalue_maxsize)?;
+            let operation = mutation_operation(&m);
+            let span = telemetry::operation_span(&self.name, operation);
+            let nonce = m.needs_nonce().then(|| self.core.new_nonce());
+            let group = self.core.nonce_group;
+            let meta = self.call_meta(m.priority());
+            let write = mutation_writer(&m);
+            let cells = telemetry::traced(
+                &self.name,
+                operation,
+                span,
+                self.retrying(
+                    m.row(),
+                    "Mutate",
+                    &meta,
+                    |loc| mutate_request(loc, &m, nonce, group, None),
+                    mutation_cells(&m, &write),
+                    |frame| {
+                        let response: pb::MutateResponse = frame.body("MutateResponse")?;
+                        response_cells(response.result.as_ref(), frame.cellblock)
+                    },
+                ),
+            )
+            .await?;
+            Ok(RowResult::new(m.row().clone(), cells))
+        }
     }
 
     /// Applies several mutations of one row atomically.
@@ -401,12 +408,14 @@ impl AsyncTable {
                     ));
                 }
                 let group = self.core.nonce_group;
+                let write = mutation_writer(m);
                 self.retrying_check(
                     true,
                     &cam.row,
                     "Mutate",
                     &self.call_meta(m.priority()),
                     |loc| mutate_request(loc, m, None, group, Some(condition.clone())),
+                    mutation_cells(m, &write),
                     |frame| {
                         let response: pb::MutateResponse = frame.body("MutateResponse")?;
                         Ok(response.processed.unwrap_or(false))
@@ -433,19 +442,27 @@ impl AsyncTable {
         condition: Option<pb::Condition>,
     ) -> Result<bool> {
         let conditional = condition.is_some();
+        let write = |out: &mut BytesMut| {
+            for m in &rm.mutations {
+                m.core().write_cells(out);
+            }
+        };
+        let cells = Cells {
+            len: rm.mutations.iter().map(|m| m.core().cells_len()).sum(),
+            write: &write,
+        };
         self.retrying_check(
             conditional,
             &rm.row,
             "Multi",
             &self.call_meta(rm.max_priority()),
             |loc| {
-                let mut cells = Vec::new();
                 let actions = rm
                     .mutations
                     .iter()
                     .enumerate()
                     .map(|(i, m)| {
-                        m.core().write_cells(&mut cells);
+                        // The cells follow in the cellblock, in the same order.
                         pb::Action {
                             index: Some(i as u32),
                             mutation: Some(m.core().to_pb(m.kind(), None)),
@@ -454,7 +471,7 @@ impl AsyncTable {
                         }
                     })
                     .collect();
-                let request = pb::MultiRequest {
+                pb::MultiRequest {
                     region_action: vec![pb::RegionAction {
                         region: loc.specifier(),
                         atomic: Some(true),
@@ -463,9 +480,9 @@ impl AsyncTable {
                     }],
                     nonce_group: None,
                     condition: None,
-                };
-                (request, Bytes::from(cells))
+                }
             },
+            cells,
             |frame| {
                 let response: pb::MultiResponse = frame.body("MultiResponse")?;
                 let result = response
@@ -487,13 +504,15 @@ impl AsyncTable {
     /// check from its own earlier attempt having applied the mutation (HBase evaluates the check
     /// again on every attempt): that answer is an error saying the outcome is unknown, never a
     /// plain `false`.
+    #[allow(clippy::too_many_arguments)]
     async fn retrying_check<M: prost::Message>(
         &self,
         conditional: bool,
         row: &[u8],
         method: &'static str,
         meta: &CallMeta,
-        request: impl Fn(&RegionLocation) -> (M, Bytes),
+        request: impl Fn(&RegionLocation) -> M,
+        cells: Cells<'_>,
         parse: impl Fn(ResponseFrame) -> Result<bool>,
     ) -> Result<bool> {
         let core = &self.core;
@@ -507,7 +526,7 @@ impl AsyncTable {
             |attempt, deadline| async move {
                 let outcome = core
                     .region_attempt(
-                        &self.name, row, attempt, deadline, method, meta, request, parse,
+                        &self.name, row, attempt, deadline, method, meta, request, cells, parse,
                     )
                     .await;
                 match outcome {
@@ -532,34 +551,40 @@ impl AsyncTable {
     }
 
     /// Runs one region call with retries, relocating after region errors; `parse` reads the
-    /// answer inside the attempt, so region errors it finds are retried too.
-    async fn retrying<M: prost::Message, T>(
-        &self,
-        row: &[u8],
+    /// answer inside the attempt, so region errors it finds are retried too. Not an `async fn`
+    /// (which would keep its arguments twice): each attempt gets copies of `request` and
+    /// `parse`, closures over references.
+    #[allow(clippy::too_many_arguments)]
+    fn retrying<'a, M: prost::Message + 'a, T: 'a>(
+        &'a self,
+        row: &'a [u8],
         method: &'static str,
-        meta: &CallMeta,
-        request: impl Fn(&RegionLocation) -> (M, Bytes),
-        parse: impl Fn(ResponseFrame) -> Result<T>,
-    ) -> Result<T> {
+        meta: &'a CallMeta,
+        request: impl Fn(&RegionLocation) -> M + Copy + 'a,
+        cells: Cells<'a>,
+        parse: impl Fn(ResponseFrame) -> Result<T> + Copy + 'a,
+    ) -> impl Future<Output = Result<T>> + 'a {
         let core = &self.core;
-        let (request, parse) = (&request, &parse);
         with_retries(
             core.policy(),
             core.table_deadline(&self.name),
-            || core.count_retry(),
-            |attempt, deadline| async move {
+            move || core.count_retry(),
+            move |attempt, deadline| {
                 core.region_attempt(
-                    &self.name, row, attempt, deadline, method, meta, request, parse,
+                    &self.name, row, attempt, deadline, method, meta, request, cells, parse,
                 )
-                .await
             },
         )
-        .await
     }
 
     pub(crate) fn core(&self) -> &Arc<Core> {
         &self.core
     }
+}
+
+/// What writes a mutation's cells into a request frame (see [`mutation_cells`]).
+fn mutation_writer(m: &Mutation) -> impl Fn(&mut BytesMut) + Sync + '_ {
+    |out| m.core().write_cells(out)
 }
 
 /// The Java client's operation name for a single mutation.
@@ -578,9 +603,14 @@ mod tests {
 
     fn is_send<T: Send>(_: T) {}
 
-    /// Operation futures live on the caller's stack (a `#[tokio::test]` or `block_on` thread has
-    /// 2 MiB): they must stay small, or deep caller code overflows it. The retry loop boxes each
-    /// attempt, which is what keeps them small; this guards that.
+    /// An operation's future is memory its caller keeps for as long as the operation is in flight
+    /// (100,000 puts in flight are 100,000 of them, plus the attempt the retry loop boxes), and
+    /// it lives on the caller's stack too. Each layer of a put is measured against the size it
+    /// had when this test was last tightened (~10 % slack), so a change that makes one grow back
+    /// fails here: look for a future kept twice (an `async fn` taking a future, or any `async fn`
+    /// argument: it is kept as an argument and again as a local), a large local held across an
+    /// await, or a rarely taken await that is not boxed. Layouts are fixed before optimization:
+    /// debug and release builds measured the same (rustc 1.95); each has its own bound anyway.
     #[tokio::test]
     async fn operation_futures_stay_small() {
         let mini = mini_hbase::MiniCluster::start(Default::default())
@@ -593,41 +623,122 @@ mod tests {
             .if_not_exists("f", "q")
             .then_put(Put::new("r").add("f", "q", "v"))
             .unwrap();
+        // One attempt of a put, as `mutate` makes it.
+        let m = Mutation::Put(Put::new("r").add("f", "q", "v"));
+        let write = mutation_writer(&m);
+        let request = |loc: &RegionLocation| mutate_request(loc, &m, None, 1, None);
+        let parse = |frame: ResponseFrame| {
+            let response: pb::MutateResponse = frame.body("MutateResponse")?;
+            response_cells(response.result.as_ref(), frame.cellblock)
+        };
+        let deadline = crate::retry::Deadline::after(std::time::Duration::from_secs(1));
+        let meta = CallMeta::NONE;
+        let loc = Arc::new(RegionLocation {
+            table: t.name.clone(),
+            name: Bytes::new(),
+            start: Bytes::new(),
+            end: Bytes::new(),
+            server: mini.master_addr().to_string(),
+            replica_id: 0,
+            replicas: Vec::new(),
+        });
+        // (what, size, at most in a debug build, at most in a release build)
         let sizes = [
-            ("get", std::mem::size_of_val(&t.get(Get::new("r")))),
-            ("put", std::mem::size_of_val(&t.put(Put::new("r")))),
+            (
+                "get",
+                std::mem::size_of_val(&t.get(Get::new("r"))),
+                970,
+                970,
+            ),
+            (
+                "put",
+                std::mem::size_of_val(&t.put(Put::new("r"))),
+                750,
+                750,
+            ),
             (
                 "increment",
                 std::mem::size_of_val(&t.increment(Increment::new("r"))),
+                750,
+                750,
             ),
             (
                 "mutate_row",
                 std::mem::size_of_val(&t.mutate_row(RowMutations::new("r"))),
+                1440,
+                1440,
             ),
             (
                 "check_and_mutate",
                 std::mem::size_of_val(&t.check_and_mutate(cam)),
+                2210,
+                2210,
             ),
-            ("batch", std::mem::size_of_val(&t.batch(Vec::new()))),
             (
-                // One attempt of a put: boxed by the retry loop, alive while the call is in
-                // flight. Cold paths (a meta lookup, connecting) are boxed inside it.
+                "batch",
+                std::mem::size_of_val(&t.batch(Vec::new())),
+                1980,
+                1980,
+            ),
+            (
+                // Boxed by the retry loop, alive while the call is in flight.
                 "put attempt",
                 std::mem::size_of_val(&t.core.region_attempt(
                     &t.name,
                     b"r",
                     0,
-                    crate::retry::Deadline::after(std::time::Duration::from_secs(1)),
+                    deadline,
                     "Mutate",
-                    &crate::request::CallMeta::NONE,
-                    |_| (pb::MutateRequest::default(), Bytes::new()),
-                    |_| Ok(()),
+                    &meta,
+                    request,
+                    mutation_cells(&m, &write),
+                    parse,
                 )),
+                550,
+                550,
+            ),
+            (
+                "put region call",
+                std::mem::size_of_val(&t.core.region_call(
+                    &t.name,
+                    &loc,
+                    0,
+                    deadline,
+                    "Mutate",
+                    &meta,
+                    request,
+                    mutation_cells(&m, &write),
+                    parse,
+                )),
+                410,
+                410,
+            ),
+            (
+                "rpc call",
+                std::mem::size_of_val(&t.core.pool.call(
+                    &loc.server,
+                    crate::rpc::Service::Client,
+                    "Mutate",
+                    &meta,
+                    &pb::MutateRequest::default(),
+                    b"",
+                    std::time::Duration::from_secs(1),
+                )),
+                180,
+                180,
             ),
         ];
         eprintln!("{sizes:?}");
-        for (op, size) in sizes {
-            assert!(size <= 16 * 1024, "{op}: a {size}-byte future");
+        for (what, size, debug, release) in sizes {
+            let most = if cfg!(debug_assertions) {
+                debug
+            } else {
+                release
+            };
+            assert!(
+                size <= most,
+                "{what}: a {size}-byte future (at most {most})"
+            );
         }
     }
 

@@ -207,6 +207,12 @@ impl MutationCore {
         cell_type: CellType,
         value: Bytes,
     ) {
+        // Most mutations have one or two cells, and each is kept until it is acknowledged
+        // (100,000 puts in flight keep 100,000 of these vectors): grow by doubling from one
+        // cell instead of `Vec`'s first step of four.
+        if self.cells.len() == self.cells.capacity() {
+            self.cells.reserve_exact(self.cells.len().max(1));
+        }
         self.cells.push(MutationCell {
             family,
             qualifier,
@@ -692,6 +698,16 @@ mod tests {
         let m = put.core.to_pb(MutationType::Put, None);
         assert_eq!(m.associated_cell_count, Some(2));
         assert!(m.column_value.is_empty());
+    }
+
+    #[test]
+    fn small_mutations_hold_no_spare_cells() {
+        let put = |n: usize| (0..n).fold(Put::new("r"), |p, i| p.add("f", i.to_string(), "v"));
+        let capacities: Vec<usize> = [1, 2, 3, 5]
+            .iter()
+            .map(|&n| put(n).core.cells.capacity())
+            .collect();
+        assert_eq!(capacities, [1, 2, 4, 8]);
     }
 
     #[test]

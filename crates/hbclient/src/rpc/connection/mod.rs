@@ -10,6 +10,7 @@
 //! answer dispatch, `compress` cellblock compression (in the caller's task, so it never slows
 //! the router).
 
+mod call;
 mod compress;
 mod pending;
 mod read;
@@ -21,13 +22,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use bytes::BytesMut;
 use hbclient_proto::compress::Compressor;
-use hbclient_proto::frame::{self, ResponseFrame};
+use hbclient_proto::frame;
 use hbclient_proto::pb;
-use prost::Message;
 use tokio::runtime::Handle;
-use tokio::sync::{mpsc, oneshot, Semaphore};
+use tokio::sync::{mpsc, Semaphore};
 use tokio::time::Instant;
 
 use crate::error::{Error, RemoteError, Result};
@@ -35,6 +34,7 @@ use crate::metrics::Metrics;
 use crate::request::CallMeta;
 use crate::rpc::transport::Layers;
 use crate::rpc::Service;
+pub(crate) use call::{Call, Request};
 use pending::{Reply, Room};
 use router::Router;
 pub(crate) use router::Watchdog;
@@ -222,110 +222,6 @@ impl RpcConnection {
         self.shared.failure.get().is_some() || self.calls.is_closed()
     }
 
-    /// Sends one call and waits for its answer, at most `timeout` (also sent to the server as the
-    /// call's deadline); waiting for room to send counts against it too. `cells` writes the
-    /// request cellblock in place; `cells_len` is its size. `meta` adds the priority and
-    /// request attributes to the request header.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn call(
-        &self,
-        ids: &CallIds,
-        method: &'static str,
-        meta: &CallMeta,
-        param: &impl Message,
-        cells_len: usize,
-        cells: impl FnOnce(&mut BytesMut),
-        timeout: Duration,
-    ) -> Result<ResponseFrame> {
-        if let Some(e) = self.shared.failure.get() {
-            return Err(e.clone());
-        }
-        let id = ids.next();
-        let header = request_header(id, method, meta, timeout);
-        let frame = match self.spec.compressor {
-            Some(compressor) if cells_len > 0 => {
-                let packed = compress::request_cells(compressor, cells_len, cells);
-                frame::encode_request(header, param, &packed)
-            }
-            _ => frame::encode_request_with(header, param, cells_len, cells),
-        };
-        let sent_bytes = frame.len() as u64;
-        let (reply, answer) = oneshot::channel();
-        // Inside an operation, never past its deadline: then the operation needs no timer of
-        // its own while it waits for this call (see `spent::watched`).
-        let deadline = crate::spent::call_deadline(Instant::now() + timeout);
-        self.metrics
-            .rpc_started(method, &self.spec.addr, sent_bytes);
-        let mut guard = CancelGuard {
-            cancels: &self.cancels,
-            metrics: &self.metrics,
-            method,
-            server: &self.spec.addr,
-            started: std::time::Instant::now(),
-            id,
-            armed: false,
-        };
-        let outcome = async {
-            // Room at once in the common case; else wait for it, at most until the deadline.
-            let room = match self.try_room_for(frame.len()) {
-                Some(room) => room,
-                None => {
-                    let wait = self.room_for(frame.len());
-                    let wait = crate::spent::measure(crate::spent::Phase::Queued, wait);
-                    match tokio::time::timeout_at(deadline, wait).await {
-                        Ok(room) => room?,
-                        Err(_) => {
-                            return Err(Error::timeout(format!(
-                                "{method} call {id} to {} found no room to send within {timeout:?}",
-                                self.spec.addr
-                            )))
-                        }
-                    }
-                }
-            };
-            let call = Outgoing {
-                id,
-                frame,
-                reply,
-                deadline,
-                room,
-            };
-            self.calls.send(call).map_err(|_| self.closed_error())?;
-            guard.armed = true;
-            crate::spent::server(&self.spec.addr);
-            // No timer here: the router ends the call at its deadline (one timer per
-            // connection, set to the earliest deadline it holds).
-            let answer = crate::spent::watched(answer);
-            let answer = crate::spent::measure(crate::spent::Phase::OnServer, answer).await;
-            // Answered, failed or timed out: the router no longer holds the call.
-            guard.armed = false;
-            match answer {
-                Ok(Ok(response)) => Ok(response),
-                Ok(Err(e)) if e.kind() == crate::error::ErrorKind::Timeout => {
-                    Err(Error::timeout(format!(
-                        "{method} call {id} to {} got no answer within {timeout:?}",
-                        self.spec.addr
-                    )))
-                }
-                Ok(Err(e)) => Err(e),
-                Err(_) => Err(self.closed_error()),
-            }
-        };
-        let span = tracing::trace_span!("rpc", method, server = %self.spec.addr, call_id = id);
-        let outcome = crate::telemetry::in_span(span, outcome).await;
-        drop(guard);
-        let mut response = outcome?;
-        if let Some(compressor) = self.spec.compressor {
-            compress::inflate_response(compressor, &mut response)
-                .map_err(|e| e.with_context("server", self.spec.addr.clone()))?;
-        }
-        if let Some(exception) = &response.header.exception {
-            return Err(Error::remote(remote_error(exception))
-                .with_context("server", self.spec.addr.clone()));
-        }
-        Ok(response)
-    }
-
     /// Room for a request of `len` bytes in this connection's budget and in the client's, if
     /// both have it now (no waiting, no waiter queued).
     fn try_room_for(&self, len: usize) -> Option<Room> {
@@ -373,32 +269,6 @@ impl RpcConnection {
 /// most the whole budget.
 fn cost(len: usize, budget: usize) -> u32 {
     len.clamp(1, budget).min(u32::MAX as usize) as u32
-}
-
-/// Tells the router when a caller stops waiting after its call was handed over (its future was
-/// dropped: an operation deadline or the caller's own timeout), so the call's slot and its byte
-/// budget are freed at once. Calls that reach their own deadline are ended (and counted) by the
-/// router.
-/// It also closes the call's metrics, so a call dropped mid-flight does not count as in flight
-/// forever.
-struct CancelGuard<'a> {
-    cancels: &'a mpsc::UnboundedSender<Cancel>,
-    metrics: &'a Metrics,
-    method: &'static str,
-    server: &'a str,
-    started: std::time::Instant,
-    id: u32,
-    armed: bool,
-}
-
-impl Drop for CancelGuard<'_> {
-    fn drop(&mut self) {
-        self.metrics
-            .rpc_finished(self.method, self.server, self.started.elapsed());
-        if self.armed {
-            let _ = self.cancels.send(Cancel { id: self.id });
-        }
-    }
 }
 
 /// Turns a server exception into a [`RemoteError`]. The message is the first line of the

@@ -30,8 +30,9 @@ fn remote_errors_parse_messages_and_moves() {
 
 use std::net::SocketAddr;
 
-use bytes::{Buf, Bytes};
+use bytes::{Buf, Bytes, BytesMut};
 use hbclient_proto::frame::RequestFrame;
+use hbclient_proto::frame::ResponseFrame;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -145,18 +146,19 @@ async fn open(addr: SocketAddr, common: Arc<Common>) -> Arc<RpcConnection> {
 }
 
 /// A call with a `len`-byte cellblock.
-async fn call(conn: &RpcConnection, len: usize, timeout: Duration) -> Result<ResponseFrame> {
+async fn call(conn: &Arc<RpcConnection>, len: usize, timeout: Duration) -> Result<ResponseFrame> {
     static IDS: CallIds = CallIds(AtomicU32::new(1));
-    conn.call(
+    let request = Request::encode(
         &IDS,
+        conn.spec.compressor,
         "Get",
         &CallMeta::NONE,
         &pb::GetRequest::default(),
         len,
         |out| out.resize(out.len() + len, 7),
         timeout,
-    )
-    .await
+    );
+    conn.send(request).await
 }
 
 #[tokio::test]
