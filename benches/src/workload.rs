@@ -252,11 +252,14 @@ impl OpGen {
         (&self.family, &self.qualifiers)
     }
 
-    /// A row with every column set.
+    /// A row with every column set. The row moves into the `Put` uncloned, as an application's
+    /// key would: a clone would make it a shared `Bytes` (an allocation, and atomic reference
+    /// counting where the client copies and drops it).
     pub(crate) fn put(&self, row: Bytes) -> Put {
-        let mut put = Put::new(row.clone());
+        let mut put = Put::new(row);
         for (i, q) in self.qualifiers.iter().enumerate() {
-            put = put.add(self.family.clone(), q.clone(), self.value_of(&row, i));
+            let value = self.value_of(put.row(), i);
+            put = put.add(self.family.clone(), q.clone(), value);
         }
         put
     }
