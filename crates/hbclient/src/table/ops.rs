@@ -283,8 +283,10 @@ impl MutationCore {
         nonce: Option<u64>,
         out: &mut impl BufMut,
     ) {
-        use prost::encoding::{bytes, encode_key, encode_varint, int32, uint64, WireType};
-        bytes::encode(1, &self.row, out);
+        use prost::encoding::{encode_key, encode_varint, int32, uint64, WireType};
+        // Not prost's `bytes::encode`: it clones the `Bytes` to write it, which turns a row
+        // built from a `Vec` into a shared one (an allocation, then atomic reference counts).
+        put_delimited_field(1, &self.row, out);
         int32::encode(2, &(kind as i32), out);
         if let Some(ts) = self.wire_timestamp() {
             uint64::encode(4, &ts, out);
