@@ -384,9 +384,10 @@ pub(crate) async fn exec_async(
 ) -> Result<Outcome, String> {
     match request {
         Request::Put(put) => {
-            let row = put.row().clone();
+            // Cloned only when booked: a clone makes the row a shared `Bytes` (see `OpGen::put`).
+            let row = acks.map(|_| put.row().clone());
             table.put(put).await.map_err(|e| e.to_string())?;
-            if let Some(acks) = acks {
+            if let (Some(acks), Some(row)) = (acks, row) {
                 acks.acknowledged(row);
             }
             Ok(Outcome { rows: 1, misses: 0 })
@@ -492,9 +493,9 @@ pub(crate) fn exec_blocking(
     let one = Outcome { rows: 1, misses: 0 };
     match request {
         Request::Put(put) => {
-            let row = put.row().clone();
+            let row = acks.map(|_| put.row().clone());
             table.put(put).map_err(|e| e.to_string())?;
-            if let Some(acks) = acks {
+            if let (Some(acks), Some(row)) = (acks, row) {
                 acks.acknowledged(row);
             }
             Ok(one)
@@ -582,18 +583,19 @@ pub(crate) async fn exec_buffered(
 ) -> Result<Outcome, String> {
     let rows = match request {
         Request::Put(put) => {
-            let row = put.row().clone();
+            let row = acks.map(|_| put.row().clone());
             mutator.mutate(put).await.map_err(|e| e.to_string())?;
-            if let Some(acks) = acks {
+            if let (Some(acks), Some(row)) = (acks, row) {
                 acks.buffered(row);
             }
             1
         }
         Request::Batch(puts) => {
             let n = puts.len() as u64;
-            let rows: Vec<Bytes> = puts.iter().map(|p| p.row().clone()).collect();
+            let rows: Option<Vec<Bytes>> =
+                acks.map(|_| puts.iter().map(|p| p.row().clone()).collect());
             mutator.mutate_many(puts).await.map_err(|e| e.to_string())?;
-            if let Some(acks) = acks {
+            if let (Some(acks), Some(rows)) = (acks, rows) {
                 rows.into_iter().for_each(|r| acks.buffered(r));
             }
             n
