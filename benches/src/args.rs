@@ -251,6 +251,12 @@ pub(crate) struct RunArgs {
     /// Random seed for keys and values.
     #[arg(long, default_value_t = 42)]
     pub(crate) seed: u64,
+    /// Write workloads, async and buffered modes: after the measured phase, time the bench's
+    /// own work for as many operations (two unmeasured phases that call no client: one making
+    /// the row keys and values, one also building the `Put`s) and report the client's CPU per
+    /// operation as the process CPU minus the bench's (see benches/README.md).
+    #[arg(long)]
+    pub(crate) bench_cpu: bool,
     /// Never show the progress bar.
     #[arg(long)]
     pub(crate) no_progress: bool,

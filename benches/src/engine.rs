@@ -14,10 +14,11 @@ use crate::acks::AckLog;
 use crate::args::{Mode, RunArgs, Workload};
 use crate::error::{ctx, BenchResult};
 use crate::keys::{row_key, Rng, KEY_DIGITS};
+use crate::measure::Outcome;
 use crate::measure::{Phase, Plan, Totals};
-use crate::report::{CpuReport, Machine, PhaseReport, RpcReport, RunRecord, Usage};
+use crate::report::{BenchShare, CpuReport, Machine, PhaseReport, RpcReport, RunRecord, Usage};
 use crate::target::{region_holds, Target, TargetSpec};
-use crate::workload::{exec_async, exec_blocking, exec_buffered, OpGen};
+use crate::workload::{discard, exec_async, exec_blocking, exec_buffered, OpGen, Request};
 
 /// What async workers send their operations through.
 #[derive(Clone)]
@@ -26,6 +27,29 @@ pub(crate) enum AsyncSink {
     Table(AsyncTable),
     /// Into a shared `BufferedMutator`; the phase ends with a flush (inside the timing).
     Mutator(BufferedMutator),
+    /// Nowhere: the bench's own work alone, which `--bench-cpu` times (no client is called).
+    BenchOnly(BenchOnly),
+}
+
+/// What a bench-only phase does per operation, besides what every phase does (claiming the
+/// operation, reading the clock, recording its latency, booking its rows when `--output` keeps
+/// them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BenchOnly {
+    /// Makes the operation's row keys and values: what any application has to do.
+    KeysAndValues,
+    /// Also builds the `Put`s the client's API takes, and drops them.
+    Puts,
+}
+
+impl AsyncSink {
+    async fn exec(&self, request: Request, acks: Option<&AckLog>) -> Result<Outcome, String> {
+        match self {
+            AsyncSink::Table(table) => exec_async(table, request, acks).await,
+            AsyncSink::Mutator(m) => exec_buffered(m, request, acks).await,
+            AsyncSink::BenchOnly(_) => Ok(discard(request, acks)),
+        }
+    }
 }
 
 /// Runs one phase with `callers` async tasks.
@@ -51,14 +75,20 @@ pub(crate) fn async_phase(
                 let mut rng = Rng::new(worker_seed(seed, w));
                 tokio::spawn(async move {
                     while let Some(i) = shared.claim(&plan, started) {
-                        let request = gen.request(i, &mut rng);
-                        let began = plan.start_async(started, i).await;
-                        let outcome = match &sink {
-                            AsyncSink::Table(table) => {
-                                exec_async(table, request, acks.as_deref()).await
+                        let (began, outcome) = match &sink {
+                            AsyncSink::BenchOnly(BenchOnly::KeysAndValues) => {
+                                let began = plan.start_async(started, i).await;
+                                let rows = gen.keys_and_values(i, &mut rng, |row| {
+                                    if let Some(acks) = &acks {
+                                        acks.buffered(row);
+                                    }
+                                });
+                                (began, Ok(Outcome { rows, misses: 0 }))
                             }
-                            AsyncSink::Mutator(m) => {
-                                exec_buffered(m, request, acks.as_deref()).await
+                            sink => {
+                                let request = gen.request(i, &mut rng);
+                                let began = plan.start_async(started, i).await;
+                                (began, sink.exec(request, acks.as_deref()).await)
                             }
                         };
                         rec.done(began, outcome);
@@ -79,6 +109,9 @@ pub(crate) fn async_phase(
                         .get_or_insert(format!("worker panicked: {e}"));
                 }
             }
+        }
+        if let (AsyncSink::BenchOnly(_), Some(acks)) = (sink, acks) {
+            acks.flushed(&[]);
         }
         if let AsyncSink::Mutator(m) = sink {
             let flushed = m.flush().await;
@@ -396,7 +429,12 @@ impl Session<'_> {
         let rpc = m0
             .zip(m1)
             .map(|(m0, m1)| RpcReport::delta(&m0, &m1, result.ops, result.elapsed_s));
-        let cpu = CpuReport::delta(&u0, &u1, result.ops, result.rows, mini);
+        let mut cpu = CpuReport::delta(&u0, &u1, result.ops, result.rows, mini);
+        if a.bench_cpu && matches!(a.mode, Mode::Async | Mode::Buffered) && a.workload.is_write() {
+            let own = |what| self.bench_only_cpu_s(what, callers, result.ops);
+            let (keys_and_values, puts) = (own(BenchOnly::KeysAndValues), own(BenchOnly::Puts));
+            cpu.bench = Some(BenchShare::new(&cpu, keys_and_values, puts, result.ops));
+        }
         let mutator_report = mutator.as_ref().zip(mm0).map(|(m, before)| {
             let after = m.metrics();
             serde_json::json!({
@@ -459,6 +497,33 @@ impl Session<'_> {
             throughput_ratio_to_raw: ratio,
             files: Vec::new(),
         })
+    }
+
+    /// CPU seconds (user + system) the bench's own work takes for `ops` operations of the run's
+    /// workload, in a phase shaped like the measured one (same callers, same seed, unpaced)
+    /// that calls no client. Rows are booked into a scratch log when `--output` keeps them, so
+    /// that cost is counted without touching the run's acknowledged keys.
+    fn bench_only_cpu_s(&self, what: BenchOnly, callers: usize, ops: u64) -> f64 {
+        let scratch = self.acks.as_ref().map(|_| Arc::new(AckLog::default()));
+        let plan = Plan {
+            limit: Some(ops),
+            duration: None,
+            record: true,
+            rate: None,
+        };
+        let before = Usage::now();
+        async_phase(
+            &self.target,
+            &AsyncSink::BenchOnly(what),
+            &self.gen,
+            callers,
+            plan,
+            self.args.seed,
+            false,
+            scratch.as_ref(),
+        );
+        let after = Usage::now();
+        (after.user_s + after.sys_s) - (before.user_s + before.sys_s)
     }
 
     /// One raw-limit phase with `in_flight` frames against the server of row 0.

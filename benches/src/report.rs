@@ -288,7 +288,47 @@ pub(crate) struct CpuReport {
     pub(crate) client_cpu_us_per_op_estimate: Option<f64>,
     /// The same per row (mini only; an estimate).
     pub(crate) client_cpu_us_per_row_estimate: Option<f64>,
+    /// The bench's own share of the process CPU and the client's CPU per operation without it
+    /// (`--bench-cpu`).
+    pub(crate) bench: Option<BenchShare>,
     pub(crate) note: &'static str,
+}
+
+/// The process CPU of a write phase split into the bench's and the client's (`--bench-cpu`).
+/// The bench's share is timed in phases that do only the bench's work for as many operations,
+/// so it is measured where the caches are warm with bench code alone; it may be a little lower
+/// than inside the real phase, which errs towards charging the client.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct BenchShare {
+    /// Making row keys and values, claiming operations, reading clocks, recording latencies,
+    /// booking rows: what the bench does whatever the client.
+    pub(crate) bench_us_per_op: f64,
+    /// Building the `Put`s the client's API takes and dropping them.
+    pub(crate) put_build_us_per_op: f64,
+    /// Process CPU (without an embedded server's threads) minus the bench's: the client, including building its `Put`s (its API needs
+    /// them; an application cannot hand over rows without them).
+    pub(crate) client_us_per_op: f64,
+    /// The same without building and dropping the `Put`s: the client's own code.
+    pub(crate) client_without_put_build_us_per_op: f64,
+}
+
+impl BenchShare {
+    /// From the phase's CPU and the CPU seconds of the two bench-only phases of `ops`
+    /// operations (keys and values; keys, values and `Put`s).
+    pub(crate) fn new(cpu: &CpuReport, keys_and_values_s: f64, puts_s: f64, ops: u64) -> Self {
+        let per_op = |s: f64| if ops == 0 { 0.0 } else { s * 1e6 / ops as f64 };
+        // With the embedded mini-hbase its threads' CPU is not the client's either.
+        let process = cpu
+            .client_cpu_us_per_op_estimate
+            .unwrap_or(cpu.process_cpu_us_per_op);
+        let (bench, with_puts) = (per_op(keys_and_values_s), per_op(puts_s));
+        BenchShare {
+            bench_us_per_op: round2(bench),
+            put_build_us_per_op: round2((with_puts - bench).max(0.0)),
+            client_us_per_op: round2((process - bench).max(0.0)),
+            client_without_put_build_us_per_op: round2((process - with_puts.max(bench)).max(0.0)),
+        }
+    }
 }
 
 impl CpuReport {
@@ -318,6 +358,7 @@ impl CpuReport {
             server_threads_cpu_s: mini.then(|| round3(server)),
             client_cpu_us_per_op_estimate: mini.then(|| per_op((user + sys - server).max(0.0))),
             client_cpu_us_per_row_estimate: mini.then(|| per((user + sys - server).max(0.0), rows)),
+            bench: None,
             note: if mini {
                 "process CPU: the embedded mini-hbase runs in this process, so it includes the \
                  server; the estimate subtracts the CPU of the server's threads"
@@ -510,6 +551,15 @@ impl RunRecord {
             );
         }
         s += &format!("; peak RSS {} MiB\n", self.peak_rss_kib / 1024);
+        if let Some(b) = &c.bench {
+            s += &format!(
+                "  client CPU: {:.2} us/op ({:.2} without building the Puts); the bench's own {:.2} us/op, building the Puts {:.2} us/op\n",
+                b.client_us_per_op,
+                b.client_without_put_build_us_per_op,
+                b.bench_us_per_op,
+                b.put_build_us_per_op
+            );
+        }
         if let (Some(raw), Some(ratio)) = (&self.raw_limit, self.throughput_ratio_to_raw) {
             s += &format!(
                 "  raw-limit (same target, {} in flight): {:.1} ops/s, p50 {} us, p99 {} us, process CPU {:.2} us/op -> hbclient = {:.3} x raw-limit\n",
@@ -551,5 +601,27 @@ mod tests {
         let u = Usage::now();
         assert!(u.max_rss_kib > 0);
         assert!(u.user_s + u.sys_s >= 0.0);
+    }
+
+    #[test]
+    fn bench_share_splits_the_process_cpu() {
+        // 3 s of process CPU over 1M operations; the bench alone took 0.5 s, 0.8 s with Puts.
+        let before = Usage {
+            user_s: 1.0,
+            sys_s: 0.0,
+            max_rss_kib: 0,
+            server_s: 0.0,
+        };
+        let after = Usage {
+            user_s: 3.5,
+            sys_s: 0.5,
+            ..before
+        };
+        let cpu = CpuReport::delta(&before, &after, 1_000_000, 1_000_000, false);
+        let share = BenchShare::new(&cpu, 0.5, 0.8, 1_000_000);
+        assert_eq!(share.bench_us_per_op, 0.5);
+        assert_eq!(share.put_build_us_per_op, 0.3);
+        assert_eq!(share.client_us_per_op, 2.5);
+        assert_eq!(share.client_without_put_build_us_per_op, 2.2);
     }
 }

@@ -47,6 +47,7 @@ fn args(workload: Workload, mode: Mode, seconds: f64, dir: &Path) -> RunArgs {
         sweep: Vec::new(),
         output: Some(dir.to_path_buf()),
         seed: 42,
+        bench_cpu: true,
         no_progress: true,
     }
 }
@@ -137,6 +138,17 @@ fn check(record: &RunRecord) -> Vec<String> {
                 r.ops
             ));
         }
+    }
+    let write = <Workload as clap::ValueEnum>::value_variants()
+        .iter()
+        .any(|w| w.is_write() && record.params["workload"] == w.name());
+    let client_mode = matches!(record.params["mode"].as_str(), Some("async" | "buffered"));
+    match &record.cpu.bench {
+        Some(b) if b.bench_us_per_op <= 0.0 || b.put_build_us_per_op < 0.0 => {
+            problems.push(format!("the bench's own CPU was not measured: {b:?}"))
+        }
+        None if write && client_mode => problems.push("--bench-cpu gave no split".to_string()),
+        _ => {}
     }
     if record.cpu.process_user_s + record.cpu.process_sys_s <= 0.0 {
         problems.push("no CPU time measured".to_string());

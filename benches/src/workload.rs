@@ -56,6 +56,16 @@ pub(crate) struct OpGen {
     letters: Bytes,
 }
 
+/// `bytes` for the rest of the process, as a `Bytes` whose clones and slices share no reference
+/// count. Values are slices of one pool and every row names the same family and qualifiers:
+/// refcounted, all callers' threads would bump the same few counters for each cell they make and
+/// the client's drops of sent cells would bump them back — contention an application with its
+/// own values and constant column names does not have, and that is not the client's. Leaked once
+/// per generator (the pool's size plus the column names).
+fn leaked(bytes: Vec<u8>) -> Bytes {
+    Bytes::from_static(Box::leak(bytes.into_boxed_slice()))
+}
+
 /// How a caller reads a scan's rows: it counts them, and with a per-row delay it is a slow
 /// consumer (`--consumer-delay-us`), so the client's prefetched batches wait for it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -177,9 +187,9 @@ impl OpGen {
         OpGen {
             workload: Workload::SequentialWrite,
             rows: 1,
-            family: Bytes::from(family.to_string()),
+            family: leaked(family.as_bytes().to_vec()),
             qualifiers: (0..columns.max(1))
-                .map(|i| Bytes::from(i.to_string()))
+                .map(|i| leaked(i.to_string().into_bytes()))
                 .collect(),
             value_size,
             key_size: key_size.max(KEY_DIGITS),
@@ -192,7 +202,7 @@ impl OpGen {
             scan_parallelism: 1,
             regions: Vec::new(),
             scan_shares: 1,
-            values: values.into(),
+            values: leaked(values),
             value_kind,
             letters: letters.into(),
         }
@@ -245,11 +255,14 @@ impl OpGen {
         (&self.family, &self.qualifiers)
     }
 
-    /// A row with every column set.
+    /// A row with every column set. The row moves into the `Put` uncloned, as an application's
+    /// key would: a clone would make it a shared `Bytes` (an allocation, and atomic reference
+    /// counting where the client copies and drops it).
     pub(crate) fn put(&self, row: Bytes) -> Put {
-        let mut put = Put::new(row.clone());
+        let mut put = Put::new(row);
         for (i, q) in self.qualifiers.iter().enumerate() {
-            put = put.add(self.family.clone(), q.clone(), self.value_of(&row, i));
+            let value = self.value_of(put.row(), i);
+            put = put.add(self.family.clone(), q.clone(), value);
         }
         put
     }
@@ -264,11 +277,43 @@ impl OpGen {
         key.freeze()
     }
 
+    /// Row `k` of batchPut operation `i`.
+    fn batch_row(&self, i: u64, k: u64) -> Bytes {
+        row_key((i.wrapping_mul(self.batch_size as u64) + k) % self.rows)
+    }
+
+    /// The bench's own share of write operation `i`: the row keys and values
+    /// [`OpGen::request`] makes (the same random draws), without the `Put`s the client's API
+    /// takes. `row` gets each row key once its values are made. `--bench-cpu` times this to
+    /// tell the bench's CPU from the client's. Returns the rows made (0: not a write workload).
+    pub(crate) fn keys_and_values(&self, i: u64, rng: &mut Rng, mut row: impl FnMut(Bytes)) -> u64 {
+        let mut make = |key: Bytes| {
+            for column in 0..self.qualifiers.len() {
+                std::hint::black_box(self.value_of(&key, column));
+            }
+            row(std::hint::black_box(key));
+        };
+        match self.workload {
+            Workload::SequentialWrite => make(row_key(i % self.rows)),
+            Workload::RandomWrite => make(row_key(rng.below(self.rows))),
+            Workload::LargeRows => make(self.long_key(rng)),
+            Workload::BatchPut => {
+                for k in 0..self.batch_size as u64 {
+                    make(self.batch_row(i, k));
+                }
+                return self.batch_size as u64;
+            }
+            _ => return 0,
+        }
+        1
+    }
+
     /// Operation number `i` of the run.
     pub(crate) fn request(&self, i: u64, rng: &mut Rng) -> Request {
         match self.workload {
             Workload::SequentialWrite => Request::Put(self.put(row_key(i % self.rows))),
             Workload::RandomWrite => Request::Put(self.put(row_key(rng.below(self.rows)))),
+            Workload::LargeRows => Request::Put(self.put(self.long_key(rng))),
             Workload::RandomRead => Request::Get(Get::new(row_key(rng.below(self.rows)))),
             Workload::SequentialRead => Request::Get(Get::new(row_key(i % self.rows))),
             Workload::ScanRange => {
@@ -304,15 +349,11 @@ impl OpGen {
                 expected: self.rows,
                 consumer: self.consumer,
             },
-            Workload::BatchPut => {
-                let first = i.wrapping_mul(self.batch_size as u64);
-                Request::Batch(
-                    (0..self.batch_size as u64)
-                        .map(|k| self.put(row_key((first + k) % self.rows)))
-                        .collect(),
-                )
-            }
-            Workload::LargeRows => Request::Put(self.put(self.long_key(rng))),
+            Workload::BatchPut => Request::Batch(
+                (0..self.batch_size as u64)
+                    .map(|k| self.put(self.batch_row(i, k)))
+                    .collect(),
+            ),
         }
     }
 
@@ -361,10 +402,11 @@ fn exec_put<'a>(
     put: Put,
     acks: Option<&'a AckLog>,
 ) -> impl Future<Output = Result<Outcome, String>> + 'a {
-    let row = put.row().clone();
+    // Cloned only when booked: a clone makes the row a shared `Bytes` (see `OpGen::put`).
+    let row = acks.map(|_| put.row().clone());
     table.put(put).map(move |done| {
         done.map_err(|e| e.to_string())?;
-        if let Some(acks) = acks {
+        if let (Some(acks), Some(row)) = (acks, row) {
             acks.acknowledged(row);
         }
         Ok(Outcome { rows: 1, misses: 0 })
@@ -485,9 +527,9 @@ pub(crate) fn exec_blocking(
     let one = Outcome { rows: 1, misses: 0 };
     match request {
         Request::Put(put) => {
-            let row = put.row().clone();
+            let row = acks.map(|_| put.row().clone());
             table.put(put).map_err(|e| e.to_string())?;
-            if let Some(acks) = acks {
+            if let (Some(acks), Some(row)) = (acks, row) {
                 acks.acknowledged(row);
             }
             Ok(one)
@@ -544,6 +586,28 @@ pub(crate) fn exec_blocking(
     }
 }
 
+/// Drops a request unsent, booking its rows as [`exec_buffered`] does: a bench-only phase's
+/// stand-in for the client.
+pub(crate) fn discard(request: Request, acks: Option<&AckLog>) -> Outcome {
+    let rows = match &request {
+        Request::Put(put) => {
+            if let Some(acks) = acks {
+                acks.buffered(put.row().clone());
+            }
+            1
+        }
+        Request::Batch(puts) => {
+            if let Some(acks) = acks {
+                puts.iter().for_each(|p| acks.buffered(p.row().clone()));
+            }
+            puts.len() as u64
+        }
+        Request::Get(_) | Request::Scan(..) | Request::Scans { .. } => 1,
+    };
+    drop(std::hint::black_box(request));
+    Outcome { rows, misses: 0 }
+}
+
 /// Hands one request's mutations to a `BufferedMutator` (returns once they are buffered; they
 /// are acknowledged by the phase's final flush). A put runs inline, anything else boxed (as in
 /// [`exec_async`]).
@@ -563,9 +627,10 @@ async fn buffer_put(
     put: Put,
     acks: Option<&AckLog>,
 ) -> Result<Outcome, String> {
-    let row = put.row().clone();
+    // Cloned only when booked: a clone makes the row a shared `Bytes` (see `OpGen::put`).
+    let row = acks.map(|_| put.row().clone());
     mutator.mutate(put).await.map_err(|e| e.to_string())?;
-    if let Some(acks) = acks {
+    if let (Some(acks), Some(row)) = (acks, row) {
         acks.buffered(row);
     }
     Ok(Outcome { rows: 1, misses: 0 })
@@ -581,9 +646,10 @@ async fn buffer_large(
         Request::Put(put) => buffer_put(mutator, put, acks).await,
         Request::Batch(puts) => {
             let n = puts.len() as u64;
-            let rows: Vec<Bytes> = puts.iter().map(|p| p.row().clone()).collect();
+            let rows: Option<Vec<Bytes>> =
+                acks.map(|_| puts.iter().map(|p| p.row().clone()).collect());
             mutator.mutate_many(puts).await.map_err(|e| e.to_string())?;
-            if let Some(acks) = acks {
+            if let (Some(acks), Some(rows)) = (acks, rows) {
                 rows.into_iter().for_each(|r| acks.buffered(r));
             }
             Ok(Outcome { rows: n, misses: 0 })
@@ -591,5 +657,43 @@ async fn buffer_large(
         Request::Get(_) | Request::Scan(..) | Request::Scans { .. } => {
             Err("a BufferedMutator carries mutations only".into())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--bench-cpu` times `keys_and_values` as the bench's share of `request`: both must make
+    /// the same rows from the same random draws.
+    #[test]
+    fn keys_and_values_make_the_rows_requests_carry() {
+        for workload in [
+            Workload::SequentialWrite,
+            Workload::RandomWrite,
+            Workload::LargeRows,
+            Workload::BatchPut,
+        ] {
+            let mut gen = OpGen::values_only(7, 100, 40, "f", 2, ValueKind::Random);
+            gen.workload = workload;
+            gen.rows = 1000;
+            gen.batch_size = 3;
+            let (mut a, mut b) = (Rng::new(3), Rng::new(3));
+            for i in [0, 1, 999, 1234] {
+                let carried: Vec<Bytes> = match gen.request(i, &mut a) {
+                    Request::Put(p) => vec![p.row().clone()],
+                    Request::Batch(puts) => puts.iter().map(|p| p.row().clone()).collect(),
+                    other => panic!("{workload:?} made {other:?}"),
+                };
+                let mut made = Vec::new();
+                let n = gen.keys_and_values(i, &mut b, |row| made.push(row));
+                assert_eq!(made, carried, "{workload:?} operation {i}");
+                assert_eq!(n, carried.len() as u64);
+                assert_eq!(a.next_u64(), b.next_u64(), "same draws");
+            }
+        }
+        let mut gen = OpGen::values_only(7, 100, 40, "f", 1, ValueKind::Random);
+        gen.workload = Workload::RandomRead;
+        assert_eq!(gen.keys_and_values(0, &mut Rng::new(1), |_| {}), 0);
     }
 }

@@ -22,6 +22,9 @@ use crate::shared::Core;
 use crate::table::ops::{Append, Delete, Get, Increment, Mutation, MutationCore, Put};
 use crate::table::{AsyncTable, RowResult};
 
+mod multi_request;
+use multi_request::MultiRequestView;
+
 /// One action of a batch.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
@@ -488,7 +491,8 @@ fn lanes(pieces: Vec<ServerWork>) -> Vec<Vec<ServerWork>> {
 type ActionOutcomes = Vec<(usize, Result<BatchOutcome>, Arc<RegionLocation>)>;
 
 /// Sends one Multi to `server` and maps its answer back to positions. Each action's request
-/// part is encoded straight from the caller's action; the pb `index` is its position.
+/// part is encoded straight from the caller's action (`MultiRequestView`); the pb `index` is its
+/// position.
 async fn send_multi(
     round: &Round<'_>,
     server: &str,
@@ -496,41 +500,7 @@ async fn send_multi(
     work: &ServerWork,
 ) -> Result<ActionOutcomes> {
     let core = round.core;
-    let mut request = pb::MultiRequest {
-        region_action: Vec::with_capacity(work.len()),
-        nonce_group: None,
-        condition: None,
-    };
-    for (loc, positions) in work {
-        let mut actions = Vec::with_capacity(positions.len());
-        for &pos in positions {
-            let p = &round.prepared[pos];
-            let mut action = pb::Action {
-                index: Some(pos as u32),
-                mutation: None,
-                get: None,
-                service_call: None,
-            };
-            match &round.actions[p.index] {
-                Action::Get(g) => action.get = Some(g.to_pb()),
-                other => {
-                    if let Some((core_part, kind)) = other.write() {
-                        action.mutation = Some(core_part.to_pb(kind, p.nonce));
-                        if p.nonce.is_some() {
-                            request.nonce_group = Some(core.nonce_group);
-                        }
-                    }
-                }
-            }
-            actions.push(action);
-        }
-        request.region_action.push(pb::RegionAction {
-            region: loc.specifier(),
-            atomic: None,
-            action: actions,
-            condition: None,
-        });
-    }
+    let request = MultiRequestView::new(round.actions, round.prepared, work, core.nonce_group);
     let timeout = round.deadline.rpc_timeout(core.config.rpc_timeout)?;
     let positions = || {
         work.iter()

@@ -256,7 +256,70 @@ impl MutationCore {
     /// announces them (with room for a nonce when the kind carries one).
     pub(crate) fn encoded_len(&self, kind: MutationType) -> usize {
         let nonce = matches!(kind, MutationType::Increment | MutationType::Append).then_some(1);
-        self.cells_len() + prost::Message::encoded_len(&self.to_pb(kind, nonce))
+        self.cells_len() + self.header_len(kind, nonce)
+    }
+
+    /// The encoded length of [`MutationCore::to_pb`]'s message, without building it: every
+    /// buffered mutation is sized when it is buffered and again when its flush is cut.
+    pub(crate) fn header_len(&self, kind: MutationType, nonce: Option<u64>) -> usize {
+        use prost::encoding::{bytes, int32, key_len, uint64};
+        let attributes: usize = self
+            .attributes
+            .iter()
+            .map(|(name, value)| delimited_len(5, name_bytes_pair_len(name, value)))
+            .sum();
+        bytes::encoded_len(1, &self.row)
+            + int32::encoded_len(2, &(kind as i32))
+            + self
+                .wire_timestamp()
+                .map_or(0, |ts| uint64::encoded_len(4, &ts))
+            + attributes
+            + self
+                .wire_durability()
+                .map_or(0, |d| int32::encoded_len(6, &d))
+            + int32::encoded_len(8, &(self.cells.len() as i32))
+            + nonce.map_or(0, |n| key_len(9) + prost::encoding::encoded_len_varint(n))
+    }
+
+    /// Writes [`MutationCore::to_pb`]'s message (`header_len` bytes, no length prefix) without
+    /// building it; byte for byte what prost writes for it.
+    pub(crate) fn write_header(
+        &self,
+        kind: MutationType,
+        nonce: Option<u64>,
+        out: &mut impl BufMut,
+    ) {
+        use prost::encoding::{encode_key, encode_varint, int32, uint64, WireType};
+        // Not prost's `bytes::encode`: it clones the `Bytes` to write it, which turns a row
+        // built from a `Vec` into a shared one (an allocation, then atomic reference counts).
+        put_delimited_field(1, &self.row, out);
+        int32::encode(2, &(kind as i32), out);
+        if let Some(ts) = self.wire_timestamp() {
+            uint64::encode(4, &ts, out);
+        }
+        for (name, value) in self.attributes.iter() {
+            encode_key(5, WireType::LengthDelimited, out);
+            encode_varint(name_bytes_pair_len(name, value) as u64, out);
+            put_delimited_field(1, name.as_bytes(), out);
+            put_delimited_field(2, value, out);
+        }
+        if let Some(d) = self.wire_durability() {
+            int32::encode(6, &d, out);
+        }
+        int32::encode(8, &(self.cells.len() as i32), out);
+        if let Some(n) = nonce {
+            uint64::encode(9, &n, out);
+        }
+    }
+
+    /// The timestamp field: set only when it is not "latest" (the server's clock).
+    fn wire_timestamp(&self) -> Option<u64> {
+        (self.timestamp != LATEST_TIMESTAMP).then_some(self.timestamp)
+    }
+
+    /// The durability field: set only when it is not the table's default.
+    fn wire_durability(&self) -> Option<i32> {
+        (self.durability != Durability::UseDefault).then_some(self.durability.to_pb() as i32)
     }
 
     /// The `MutationProto` announcing this mutation's cells.
@@ -264,9 +327,8 @@ impl MutationCore {
         pb::MutationProto {
             row: Some(self.row.clone()),
             mutate_type: Some(kind as i32),
-            timestamp: (self.timestamp != LATEST_TIMESTAMP).then_some(self.timestamp),
-            durability: (self.durability != Durability::UseDefault)
-                .then_some(self.durability.to_pb() as i32),
+            timestamp: self.wire_timestamp(),
+            durability: self.wire_durability(),
             associated_cell_count: Some(self.cells.len() as i32),
             nonce,
             attribute: self.attributes.to_pb(),
@@ -307,6 +369,24 @@ impl MutationCore {
         }
         Ok(())
     }
+}
+
+/// Length of a length-delimited field `tag` whose content is `len` bytes.
+pub(crate) fn delimited_len(tag: u32, len: usize) -> usize {
+    prost::encoding::key_len(tag) + prost::encoding::encoded_len_varint(len as u64) + len
+}
+
+/// Writes a length-delimited field `tag` holding `bytes` (a `bytes` or `string` field).
+pub(crate) fn put_delimited_field(tag: u32, bytes: &[u8], out: &mut impl BufMut) {
+    use prost::encoding::{encode_key, encode_varint, WireType};
+    encode_key(tag, WireType::LengthDelimited, out);
+    encode_varint(bytes.len() as u64, out);
+    out.put_slice(bytes);
+}
+
+/// Length of a `NameBytesPair` (an operation attribute) without its field key.
+fn name_bytes_pair_len(name: &str, value: &[u8]) -> usize {
+    delimited_len(1, name.len()) + delimited_len(2, value.len())
 }
 
 fn validate_row(row: &[u8]) -> Result<()> {
@@ -698,6 +778,57 @@ mod tests {
         let m = put.core.to_pb(MutationType::Put, None);
         assert_eq!(m.associated_cell_count, Some(2));
         assert!(m.column_value.is_empty());
+    }
+
+    /// Every field `to_pb` can set, alone and together, with sizes around varint boundaries.
+    fn headers() -> Vec<(MutationCore, MutationType, Option<u64>)> {
+        let put = |row: usize, cells: usize| {
+            let mut p = Put::new(vec![b'r'; row]);
+            for i in 0..cells {
+                p = p.add("f", i.to_string(), "v");
+            }
+            p
+        };
+        let attributed = put(3, 1)
+            .attribute("a", "1")
+            .attribute("long", vec![7u8; 200])
+            .durability(Durability::SkipWal);
+        let mut all = vec![
+            (put(1, 1).core, MutationType::Put, None),
+            (put(127, 128).core, MutationType::Put, None),
+            (put(128, 300).core, MutationType::Put, None),
+            (attributed.core, MutationType::Put, None),
+            (
+                Put::with_timestamp("r", 1 << 40).add("f", "q", "v").core,
+                MutationType::Put,
+                None,
+            ),
+            (Delete::new("r").core, MutationType::Delete, None),
+        ];
+        for d in [
+            Durability::AsyncWal,
+            Durability::SyncWal,
+            Durability::FsyncWal,
+        ] {
+            all.push((
+                put(2, 2).durability(d).core,
+                MutationType::Increment,
+                Some(u64::MAX),
+            ));
+        }
+        all.push((put(5, 1).core, MutationType::Append, Some(1)));
+        all
+    }
+
+    #[test]
+    fn headers_encode_as_prost_encodes_them() {
+        for (core, kind, nonce) in headers() {
+            let message = core.to_pb(kind, nonce);
+            let mut ours = Vec::new();
+            core.write_header(kind, nonce, &mut ours);
+            assert_eq!(ours, prost::Message::encode_to_vec(&message), "{message:?}");
+            assert_eq!(core.header_len(kind, nonce), ours.len(), "{message:?}");
+        }
     }
 
     #[test]
