@@ -48,9 +48,10 @@ hdr = ("| callers | rounds | before ops/s | after ops/s | raw ops/s | after ÷ b
 print(hdr)
 print("|" + " --- |" * hdr.count("|")[:-1] if False else "|" + " --- |" * (hdr.count("|") - 1))
 for c in pts:
-    rs = [runs[k] for k in sorted(runs) if k[1] == c and {"before", "after", "raw"} <= set(runs[k])]
-    g = lambda v, k: [r[v][k] for r in rs]
-    ratio = lambda a, b, k: [r[a][k] / r[b][k] if r[b][k] else None for r in rs]
+    # Rounds without a "before" run (a re-measure of one build) leave the before columns empty.
+    rs = [runs[k] for k in sorted(runs) if k[1] == c and {"after", "raw"} <= set(runs[k])]
+    g = lambda v, k: [r[v][k] for r in rs if v in r]
+    ratio = lambda a, b, k: [r[a][k] / r[b][k] if r[b][k] else None for r in rs if a in r and b in r]
     thr = s(ratio("after", "raw", "ops"), 2)
     p50 = s(ratio("after", "raw", "p50"), 2)
     cpr = s(ratio("after", "raw", "cpu"), 2)
@@ -62,5 +63,5 @@ for c in pts:
              s(ratio("after", "before", "ops"), 2)[0], thr[0], p50[0], s(g("before", "cpu"), 1)[0],
              s(g("after", "cpu"), 1)[0], s(g("raw", "cpu"), 1)[0], s(ratio("after", "before", "cpu"), 2)[0], cpr[0]] + (
              [s([r["a"]["cpu"] / r["before"]["cpu"] for r in rs if "a" in r], 2)[0]] if has_a else []) + [
-             s([r["after"]["load1"] for r in rs] + [r["before"]["load1"] for r in rs], 1)[0], ", ".join(v)]
+             s([r[v]["load1"] for r in rs for v in ("after", "before") if v in r], 1)[0], ", ".join(v)]
     print("| " + " | ".join(cells) + " |")

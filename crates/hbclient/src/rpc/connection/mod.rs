@@ -2,13 +2,14 @@
 //!
 //! Callers encode their frame in their own task, take a call id from the client-wide atomic
 //! counter, wait (within their deadline) for room in the connection's and the client's byte
-//! budgets, and hand the frame to the connection's owner task (the [`router`]) through a bounded
-//! channel; no caller locks anything to send. The router registers the call, coalesces writes,
-//! completes calls by id (cellblocks stay slices of the received buffer) and fails every pending
-//! call with the same error when the connection dies. Files: this one is the handle and the call
-//! path; `router` the owner task, `pending` its call map, `write` write coalescing, `read`
-//! answer dispatch, `compress` cellblock compression (in the caller's task, so it never slows
-//! the router).
+//! budgets, and hand the frame to the connection's owner task (the [`router`]) through an
+//! unbounded channel (the byte budgets bound it); no caller locks anything to send. The router
+//! registers the call, coalesces writes, completes calls by id (cellblocks stay slices of the
+//! received buffer) and fails every pending call with the same error when the connection dies.
+//! Files: this one is the handle; `call` the call path and its future, `router` the owner task,
+//! `pending` its call map, `write` write coalescing, `recv` the receive buffer (large answers in
+//! pooled mappings), `read` answer dispatch, `compress` cellblock compression (in the caller's
+//! task, so it never slows the router).
 
 mod call;
 mod compress;
