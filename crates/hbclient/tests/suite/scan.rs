@@ -242,6 +242,78 @@ async fn small_max_result_size_stitches_wide_rows() {
     assert_eq!(pieces.iter().map(|p| p.len()).sum::<usize>(), 160);
 }
 
+/// A cell of 64 KiB whose bytes depend on its row and column.
+fn patterned(row: usize, q: usize) -> Vec<u8> {
+    (0..64 * 1024)
+        .map(|i| (i * 31 + row * 7 + q) as u8)
+        .collect()
+}
+
+/// Answers of a mebibyte and more are received into memory mappings of their own, reused as a
+/// scan goes on: every byte still arrives as written — rows of several such answers held at
+/// once, rows dropped as they stream (their mappings reused for later answers), and a get whose
+/// one row is over a mebibyte.
+#[tokio::test]
+async fn answers_over_a_mebibyte_arrive_whole() {
+    let c = TestCluster::start().await;
+    let name = c.table(&["f"], &[]).await;
+    let t = c.conn.table(&name).unwrap();
+    for r in 0..24 {
+        let mut put = Put::new(format!("big{r:02}"));
+        for q in 0..4 {
+            put = put.add("f", format!("q{q:02}"), patterned(r, q));
+        }
+        t.put(put).await.unwrap();
+    }
+    let huge = (0..20).fold(Put::new("huge"), |put, q| {
+        put.add("f", format!("q{q:02}"), patterned(99, q))
+    });
+    t.put(huge).await.unwrap();
+    let check = |r: usize, row: &hbclient::RowResult| {
+        assert_eq!(row.row().as_ref(), format!("big{r:02}").as_bytes());
+        for q in 0..4 {
+            assert!(
+                value(row, "f", &format!("q{q:02}")) == Some(patterned(r, q)),
+                "row {r} column {q} differs"
+            );
+        }
+    };
+    // 256 KiB rows, answers of a little over 2 MiB: several, each above the mapping threshold.
+    let scan = || {
+        Scan::new()
+            .prefix("big")
+            .max_result_size(2 * 1024 * 1024)
+            .prefetch(2)
+    };
+    let before = c.conn.metrics().rpcs_of("Scan");
+    let held = scan_all(&t, scan()).await;
+    assert_eq!(held.len(), 24);
+    held.iter().enumerate().for_each(|(r, row)| check(r, row));
+    let calls = c.conn.metrics().rpcs_of("Scan") - before;
+    assert!(
+        calls >= 3,
+        "{calls} Scan calls: the rows came in several answers"
+    );
+    for _ in 0..2 {
+        let mut stream = t.scan(scan());
+        let mut r = 0;
+        while let Some(row) = tokio::time::timeout(Duration::from_secs(30), stream.next())
+            .await
+            .expect("scan in time")
+        {
+            check(r, &row.unwrap());
+            r += 1;
+        }
+        assert_eq!(r, 24);
+    }
+    drop(held);
+    let row = t.get(hbclient::Get::new("huge")).await.unwrap();
+    assert_eq!(row.len(), 20);
+    for q in 0..20 {
+        assert!(value(&row, "f", &format!("q{q:02}")) == Some(patterned(99, q)));
+    }
+}
+
 #[tokio::test]
 async fn batch_returns_pieces() {
     let c = TestCluster::start().await;
