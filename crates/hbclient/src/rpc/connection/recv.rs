@@ -132,8 +132,8 @@ impl RecvBuf {
             return;
         }
         let buf = &self.small;
-        if buf.len() >= 4 {
-            let whole = 4 + u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]) as usize;
+        if let Some(len) = announced_len(buf) {
+            let whole = 4 + len;
             if whole > buf.len() && whole <= buf.capacity() {
                 return;
             }
@@ -157,9 +157,7 @@ impl RecvBuf {
                 pool: self.pool.clone(),
             })));
         }
-        if self.small.len() >= 4 {
-            let b = &self.small;
-            let len = u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize;
+        if let Some(len) = announced_len(&self.small) {
             if len >= OWN_MAPPING_FROM && len <= max_len && self.small.len() < 4 + len {
                 self.start_mapping(len)?;
                 return Ok(None);
@@ -182,6 +180,12 @@ impl RecvBuf {
         });
         Ok(())
     }
+}
+
+/// The length the frame at the front of `buf` announces, once its 4 length bytes are there.
+fn announced_len(buf: &BytesMut) -> Option<usize> {
+    let head: [u8; 4] = buf.get(..4)?.try_into().ok()?;
+    Some(u32::from_be_bytes(head) as usize)
 }
 
 // Reads land in the large frame's mapping (never past the frame's end, so the next frame's bytes
