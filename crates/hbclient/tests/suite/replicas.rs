@@ -41,9 +41,24 @@ async fn replication_is_in_the_descriptor_and_healthy_timeline_reads_are_fresh()
     assert_eq!(described.region_replication, 3);
     let t = c.conn.table(&name).unwrap();
     t.put(Put::new("a").add("f", "q", "1")).await.unwrap();
-    // A healthy primary answers well within the scan's primary timeout (1 s by default); a
-    // get's 10 ms may be exceeded on a loaded machine, so only the value is checked for gets.
+    // With Java's default primary timeouts (10 ms for a get), a loaded machine may let a
+    // secondary answer first — legitimately stale, and then without the new row. A fresh
+    // answer must carry the row whatever the timing.
     let row = t.get(timeline("a")).await.unwrap();
+    if !row.is_stale() {
+        assert_eq!(
+            q(&row).as_deref(),
+            Some(&b"1"[..]),
+            "a fresh answer has the row"
+        );
+    }
+    // Given time, a healthy primary always answers a TIMELINE read itself.
+    let patient = c
+        .connect_with(|b| b.primary_call_timeouts(Duration::from_secs(5), Duration::from_secs(5)))
+        .await;
+    let t = patient.table(&name).unwrap();
+    let row = t.get(timeline("a")).await.unwrap();
+    assert!(!row.is_stale(), "the primary answered the get");
     assert_eq!(q(&row).as_deref(), Some(&b"1"[..]));
     let strong = t.get(Get::new("a")).await.unwrap();
     assert!(!strong.is_stale());
