@@ -31,6 +31,10 @@
 #   --tools LIST      comma list, run in this order, the first is the baseline
 #                     [hbclient-async,hbclient-blocking,pe,pe-async,gohbase]
 #   --warmup S        unmeasured seconds before each hbclient and gohbase phase (PE has no warm-up) [0]
+#   --duration S      hbclient and gohbase: measured phases of S seconds, operations repeated until then
+#                     (scans: whole passes over each caller's share), instead of --rows operations; for a
+#                     table small enough for the block cache, whose one pass takes under a second (PE has no
+#                     such option and keeps --rows) [0: --rows operations]
 #   --no-load         use the table as it is (it must hold rows 0..N-1)
 #   --no-settle       skip the flush + major compaction before every read phase
 #   --drop            drop the table at the end
@@ -47,7 +51,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$ROOT"
 
-ROWS=100000 THREADS=4 VSIZE=1000 ZK=127.0.0.1:2181 TABLE=peer_bench PRESPLIT=0 WARMUP=0 ROUNDS=3 SWARM=20
+ROWS=100000 THREADS=4 VSIZE=1000 ZK=127.0.0.1:2181 TABLE=peer_bench PRESPLIT=0 WARMUP=0 ROUNDS=3 SWARM=20 DURATION=0
 WORKLOADS=randomWrite,randomRead CACHING=1000 MRS=2097152
 TOOLS=hbclient-async,hbclient-blocking,pe,pe-async,gohbase
 LOAD=1 SETTLE=1 DROP=0 OUT=""
@@ -61,6 +65,7 @@ while [ $# -gt 0 ]; do
     --presplit) PRESPLIT="$2"; shift 2 ;;
     --tools) TOOLS="$2"; shift 2 ;;
     --warmup) WARMUP="$2"; shift 2 ;;
+    --duration) DURATION="$2"; shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
     --workloads) WORKLOADS="$2"; shift 2 ;;
     --caching) CACHING="$2"; shift 2 ;;
@@ -70,7 +75,7 @@ while [ $# -gt 0 ]; do
     --no-settle) SETTLE=0; shift ;;
     --drop) DROP=1; shift ;;
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,44p' "$HERE/compare.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,48p' "$HERE/compare.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown option $1 (--help)" >&2; exit 2 ;;
   esac
 done
@@ -88,7 +93,7 @@ for th in "${thread_list[@]}"; do
   [ $((ROWS % th)) -eq 0 ] || { echo "compare.sh: --rows must be a multiple of every --threads value (PE splits rows per thread)" >&2; exit 2; }
 done
 [ "$ROUNDS" -ge 1 ] || { echo "compare.sh: --rounds must be >= 1" >&2; exit 2; }
-[ "$ROWS" -ge 100000 ] || echo "compare.sh: WARNING: --rows $ROWS < 100000: phases are short, a functional run, not figures" >&2
+[ "$ROWS" -ge 100000 ] || [ "$DURATION" -ge 10 ] || echo "compare.sh: WARNING: --rows $ROWS < 100000: phases are short, a functional run, not figures" >&2
 
 log() { echo "compare.sh: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -103,7 +108,7 @@ RUNS="$OUT/runs.tsv"
 {
   echo "#!/usr/bin/env bash"
   echo "# benches/peers/compare.sh run of $(date -u +%FT%TZ), the exact commands in the order they ran, from the repo root"
-  echo "# invoked as: bash benches/peers/compare.sh $(printf '%q ' --rows "$ROWS" --threads "$THREADS" --rounds "$ROUNDS" --server-warmup "$SWARM" --value-size "$VSIZE" --zk "$ZK" --table "$TABLE" --presplit "$PRESPLIT" --tools "$TOOLS" --warmup "$WARMUP" --workloads "$WORKLOADS" --caching "$CACHING" --max-result-size "$MRS")$([ "$DROP" = 1 ] && echo --drop)"
+  echo "# invoked as: bash benches/peers/compare.sh $(printf '%q ' --rows "$ROWS" --threads "$THREADS" --rounds "$ROUNDS" --server-warmup "$SWARM" --value-size "$VSIZE" --zk "$ZK" --table "$TABLE" --presplit "$PRESPLIT" --tools "$TOOLS" --warmup "$WARMUP" --duration "$DURATION" --workloads "$WORKLOADS" --caching "$CACHING" --max-result-size "$MRS")$([ "$DROP" = 1 ] && echo --drop)"
 } >"$CMDS"
 
 # ------------------------------------------------------------------------------------------- prerequisites
@@ -157,6 +162,7 @@ hb() {
   local args=(run "$bwl" --mode "$mode" --target "zk:$ZK" --table "$TABLE" --rows "$ROWS" --concurrency "$THR"
     --value-size "$VSIZE" --warmup "$WARMUP" --no-progress --output "$dir" "${extra[@]}")
   ! is_read "$wl" || args+=(--skip-load)
+  [ "$DURATION" = 0 ] || args+=(--duration "$DURATION")
   [ "$wl" != randomRead ] || args+=(--compare-raw false)
   run "$label" "$wl" "$OUT/$tag.json" -- "$B" "${args[@]}"
   local j; j="$(ls -t "$dir"/*.json 2>/dev/null | head -1 || true)"
@@ -226,6 +232,7 @@ for ROUND in $(seq 1 "$ROUNDS"); do
               scan|filterScan) gextra=(-caching "$CACHING" -max-result-size "$MRS" -op-timeout 3600s) ;;
               scanRange100) gextra=(-ops $((ROWS / 100)) -caching "$CACHING" -max-result-size "$MRS") ;;
             esac
+            [ "$DURATION" = 0 ] || gextra+=(-duration "${DURATION}s")
             run "$t" "$wl" "$OUT/$tag.json" -- "$GOB" -zk "$ZK" -table "$TABLE" -workload "$gwl" -rows "$ROWS" \
               -clients "$THR" -value-size "$VSIZE" -warmup "$WARMUP" -output "$OUT/$tag.json" "${gextra[@]}" ;;
         esac
@@ -247,11 +254,12 @@ gov="$(sed -n 's/^require github.com\/tsuna\/gohbase \(.*\)$/\1/p' "$HERE/gohbas
 {
   echo "# Peers: hbclient vs PerformanceEvaluation vs gohbase"
   echo
-  echo "$(date -u +%FT%TZ), \`bash benches/peers/compare.sh --rows $ROWS --threads $THREADS --rounds $ROUNDS --server-warmup $SWARM --value-size $VSIZE --presplit $PRESPLIT --warmup $WARMUP --tools $TOOLS\`"
+  echo "$(date -u +%FT%TZ), \`bash benches/peers/compare.sh --rows $ROWS --threads $THREADS --rounds $ROUNDS --server-warmup $SWARM --value-size $VSIZE --presplit $PRESPLIT --warmup $WARMUP --duration $DURATION --tools $TOOLS --workloads $WORKLOADS\`"
   echo
   echo "- server: Apache HBase ${hv:-?} standalone (scripts/hbase/hbase.sh), ZooKeeper $ZK, table \`$TABLE\` (presplit $PRESPLIT), loaded with rows 0..$((ROWS - 1)) first"
   echo "- server warmed first: ${SWARM}s of hbclient randomWrite, then ${SWARM}s of randomRead (unmeasured); then $ROUNDS interleaved rounds (round r: each threads value, randomWrite of every tool in order, then randomRead of every tool)"
   echo "- load average (1 min) at the start of the runs: $(cut -f6 "$RUNS" | sort -n | sed -n '1p;$p' | paste -sd- -) (per run in runs.tsv)"
+  if [ "$DURATION" != 0 ]; then echo "- hbclient and gohbase phases: ${DURATION}s each, operations repeated until then (scans: whole passes over each caller's share of the $ROWS rows); PE: $ROWS operations"; fi
   echo "- every phase: $ROWS operations on uniformly random PE keys (26 digits), family info0, qualifier 0, $VSIZE-byte values, $THREADS (each) concurrent callers sharing one connection; warm-up ${WARMUP}s (hbclient, gohbase), none for PE"
   echo "- before each randomRead: $([ "$SETTLE" = 1 ] && echo 'flush + major compaction (one HFile per region, cold block cache)' || echo 'nothing')"
   echo "- hbclient: hbclient-bench $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates benches/src 2>/dev/null || echo '+dirty'), release build; async = $THREADS tokio tasks, blocking = $THREADS OS threads"

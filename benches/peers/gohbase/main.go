@@ -13,7 +13,9 @@
 // latencies are per request.
 //
 // -rows is the key space AND the number of measured operations (as hbclient-bench without --duration),
-// spread evenly over the goroutines. Latencies go into one sorted slice (exact percentiles). CPU is
+// spread evenly over the goroutines. With -duration the goroutines instead repeat operations until it
+// has passed (scan and filterScan: whole passes over their shares, as hbclient-bench --duration does),
+// so that a pass over a small, cache-resident table still makes a phase long enough to measure. Latencies go into one sorted slice (exact percentiles). CPU is
 // getrusage(RUSAGE_SELF) over the measured phase only. The JSON result has the same key fields as
 // hbclient-bench's (result.ops_per_sec, result.latency.p50_us/p99_us, cpu.process_cpu_us_per_op).
 package main
@@ -93,6 +95,7 @@ func main() {
 	codec := flag.String("compression", "", "cellblock compression codec (gohbase.CompressionCodec; gohbase knows \"snappy\"); default none")
 	output := flag.String("output", "", "write the JSON result to this file (else only stdout)")
 	timeout := flag.Duration("op-timeout", 30*time.Second, "per-operation context timeout")
+	duration := flag.Duration("duration", 0, "measured phase length: repeat operations (scans: whole passes) until it has passed; 0 = -rows/-ops operations")
 	flag.Parse()
 
 	scanRange := map[string]int{"scanRange10": 10, "scanRange100": 100, "scanRange1000": 1000}[*workload]
@@ -222,6 +225,7 @@ func main() {
 	type workerOut struct {
 		lat                []int64 // ns
 		errs, misses, rows int
+		scanned            int // scan and filterScan: rows in the shares of the completed passes
 		firstErr           error
 	}
 	outs := make([]workerOut, *clients)
@@ -241,14 +245,24 @@ func main() {
 		if fullScan {
 			n = 1 // one scan of the worker's share of the key space
 		}
+		if *duration > 0 {
+			n = math.MaxInt // until the deadline below
+		}
 		wg.Add(1)
 		go func(w, n int) {
 			defer wg.Done()
 			r := rand.New(rand.NewSource(*seed + 7919*int64(w+1)))
 			v := append([]byte(nil), val...)
 			o := &outs[w]
-			o.lat = make([]int64, 0, n)
+			o.lat = make([]int64, 0, min(n, 1<<20))
+			share := (w+1)**rows / *clients - w**rows / *clients
+			if w == *clients-1 {
+				share = *rows - w**rows / *clients
+			}
 			for i := 0; i < n; i++ {
+				if *duration > 0 && time.Since(t0) >= *duration {
+					break
+				}
 				s := time.Now()
 				rowsDone, miss, err := op(r, v, w, i)
 				o.rows += rowsDone
@@ -262,6 +276,9 @@ func main() {
 				}
 				if miss {
 					o.misses++
+				}
+				if fullScan {
+					o.scanned += share
 				}
 				o.lat = append(o.lat, d.Nanoseconds())
 			}
@@ -278,6 +295,7 @@ func main() {
 		ph.Errors += o.errs
 		ph.Misses += o.misses
 		ph.Rows += o.rows
+		ph.ScannedRows += o.scanned
 		if o.firstErr != nil && ph.FirstError == nil {
 			s := o.firstErr.Error()
 			ph.FirstError = &s
@@ -288,8 +306,7 @@ func main() {
 	ph.RowsPerSec = round2(float64(ph.Rows) / elapsed)
 	if fullScan {
 		// Rows the server went through (filterScan returns 1% of them).
-		ph.ScannedRows = *rows
-		ph.ScannedRowsPerSec = round2(float64(*rows) / elapsed)
+		ph.ScannedRowsPerSec = round2(float64(ph.ScannedRows) / elapsed)
 	}
 	ph.Latency = summarize(all)
 
@@ -318,7 +335,7 @@ func main() {
 		"params": map[string]any{
 			"workload": *workload, "mode": "goroutines", "concurrency": *clients, "rows": *rows,
 			"value_size": *valueSize, "columns": 1, "table": *table, "family": *family, "warmup_s": *warmup,
-			"seed": *seed, "rpc_queue_size": *queue, "compression": *codec, "caching": *caching, "max_result_size": *maxResult,
+			"seed": *seed, "duration_s": duration.Seconds(), "rpc_queue_size": *queue, "compression": *codec, "caching": *caching, "max_result_size": *maxResult,
 		},
 		"result":       ph,
 		"cpu":          c,
