@@ -10,6 +10,8 @@
 //!
 //! Decoding slices the input [`Bytes`]: no cell content is copied.
 
+use std::ops::Range;
+
 use bytes::{Buf, BufMut, Bytes};
 
 use crate::DecodeError;
@@ -219,20 +221,40 @@ impl CellBlockReader {
     pub fn next_cells(&mut self, n: usize) -> Result<Vec<Cell>, DecodeError> {
         let mut cells = Vec::with_capacity(n.min(1024));
         for _ in 0..n {
-            match self.next() {
-                Some(cell) => cells.push(cell?),
-                None => {
-                    return Err(DecodeError::invalid(
-                        "cellblock",
-                        format!("expected {n} cells, found {}", cells.len()),
-                    ))
-                }
+            if self.rest.is_empty() {
+                return Err(DecodeError::invalid(
+                    "cellblock",
+                    format!("expected {n} cells, found {}", cells.len()),
+                ));
+            }
+            if let Err(e) = self.decode_into(&mut cells) {
+                self.rest = Bytes::new();
+                return Err(e);
             }
         }
         Ok(cells)
     }
 
+    /// Decodes the next cell onto the end of `out`: written in place, where returning it would
+    /// copy the cell once more (measured in a scan's profile).
+    #[inline]
+    fn decode_into(&mut self, out: &mut Vec<Cell>) -> Result<(), DecodeError> {
+        let (at, kv_len) = self.locate_next()?;
+        out.push(self.cell_at(&at));
+        self.rest.advance(4 + kv_len);
+        Ok(())
+    }
+
     fn decode_one(&mut self) -> Result<Cell, DecodeError> {
+        let (at, kv_len) = self.locate_next()?;
+        let cell = self.cell_at(&at);
+        self.rest.advance(4 + kv_len);
+        Ok(cell)
+    }
+
+    /// The next KeyValue's fields (offsets past its length prefix) and its length.
+    #[inline]
+    fn locate_next(&self) -> Result<(KvLayout, usize), DecodeError> {
         let available = self.rest.len();
         if available < 4 {
             return Err(DecodeError::truncated("cell length", 4, available));
@@ -241,9 +263,23 @@ impl CellBlockReader {
         if available - 4 < kv_len {
             return Err(DecodeError::truncated("cell", kv_len, available - 4));
         }
-        self.rest.advance(4);
-        let kv = self.rest.split_to(kv_len);
-        decode_kv(kv)
+        Ok((locate_kv(&self.rest[4..4 + kv_len])?, kv_len))
+    }
+
+    /// The cell whose fields `at` found. Each field is one slice of the block: its reference
+    /// count is the only shared state touched per field (slicing an intermediate `kv` or key
+    /// `Bytes` first doubled that, a quarter of a cache-resident scan's client CPU, issue #15).
+    #[inline(always)]
+    fn cell_at(&self, at: &KvLayout) -> Cell {
+        let field = |r: &Range<usize>| self.rest.slice(4 + r.start..4 + r.end);
+        Cell {
+            row: field(&at.row),
+            family: field(&at.family),
+            qualifier: field(&at.qualifier),
+            timestamp: at.timestamp,
+            cell_type: at.cell_type,
+            value: field(&at.value),
+        }
     }
 }
 
@@ -263,8 +299,18 @@ impl Iterator for CellBlockReader {
     }
 }
 
-/// Decodes one KeyValue body (everything after its 4-byte length prefix).
-fn decode_kv(kv: Bytes) -> Result<Cell, DecodeError> {
+/// Where one KeyValue's fields lie within its body, and its fixed-size fields.
+struct KvLayout {
+    row: Range<usize>,
+    family: Range<usize>,
+    qualifier: Range<usize>,
+    value: Range<usize>,
+    timestamp: u64,
+    cell_type: CellType,
+}
+
+/// Checks one KeyValue body (everything after its 4-byte length prefix) and finds its fields.
+fn locate_kv(kv: &[u8]) -> Result<KvLayout, DecodeError> {
     let kv_len = kv.len();
     if kv_len < 8 {
         return Err(DecodeError::truncated("cell lengths", 8, kv_len));
@@ -299,7 +345,8 @@ fn decode_kv(kv: Bytes) -> Result<Cell, DecodeError> {
             ));
         }
     }
-    let key = kv.slice(8..8 + key_len);
+    // Offsets below are within the key, which starts at 8.
+    let key = &kv[8..8 + key_len];
     let row_len = (&key[..2]).get_u16() as usize;
     // row_len + 1 (fam_len byte) must fit before the 9 trailing bytes (timestamp + type).
     if 2 + row_len + 1 + 9 > key_len {
@@ -308,7 +355,6 @@ fn decode_kv(kv: Bytes) -> Result<Cell, DecodeError> {
             format!("row length {row_len} exceeds key length {key_len}"),
         ));
     }
-    let row = key.slice(2..2 + row_len);
     let fam_len = key[2 + row_len] as usize;
     let fam_start = 3 + row_len;
     if fam_start + fam_len + 9 > key_len {
@@ -317,22 +363,19 @@ fn decode_kv(kv: Bytes) -> Result<Cell, DecodeError> {
             format!("family length {fam_len} exceeds key length {key_len}"),
         ));
     }
-    let family = key.slice(fam_start..fam_start + fam_len);
     let qual_end = key_len - 9;
-    let qualifier = key.slice(fam_start + fam_len..qual_end);
     let mut tail = &key[qual_end..];
     let timestamp = tail.get_u64();
     let code = tail.get_u8();
     let cell_type = CellType::from_code(code)
         .ok_or_else(|| DecodeError::invalid("cell type", format!("unknown code {code}")))?;
-    let value = kv.slice(8 + key_len..8 + key_len + value_len);
-    Ok(Cell {
-        row,
-        family,
-        qualifier,
+    Ok(KvLayout {
+        row: 8 + 2..8 + 2 + row_len,
+        family: 8 + fam_start..8 + fam_start + fam_len,
+        qualifier: 8 + fam_start + fam_len..8 + qual_end,
+        value: 8 + key_len..8 + key_len + value_len,
         timestamp,
         cell_type,
-        value,
     })
 }
 

@@ -6,15 +6,30 @@ use hbclient_proto::cell::Cell;
 /// The cells of one row, sorted as HBase returns them (family, qualifier, newest first).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RowResult {
-    pub(crate) row: Bytes,
+    /// The row key of a row without cells (a get's miss); empty when there are cells, whose own
+    /// row key it would repeat (one reference count less per scanned row).
+    row: Bytes,
     pub(crate) cells: Vec<Cell>,
     pub(crate) stale: bool,
 }
 
 impl RowResult {
+    /// A row's result: `row` is the key asked for, kept only when no cell carries it.
     pub(crate) fn new(row: Bytes, cells: Vec<Cell>) -> RowResult {
+        if !cells.is_empty() {
+            return RowResult::from_cells(cells);
+        }
         RowResult {
             row,
+            cells,
+            stale: false,
+        }
+    }
+
+    /// A row's result from its cells, which all carry its key (a scanned row).
+    pub(crate) fn from_cells(cells: Vec<Cell>) -> RowResult {
+        RowResult {
+            row: Bytes::new(),
             cells,
             stale: false,
         }
@@ -29,7 +44,7 @@ impl RowResult {
 
     /// The row key (empty when the row does not exist).
     pub fn row(&self) -> &Bytes {
-        &self.row
+        self.cells.first().map_or(&self.row, |cell| &cell.row)
     }
 
     /// Every cell.
@@ -79,5 +94,23 @@ impl RowResult {
     pub fn counter(&self, family: &[u8], qualifier: &[u8]) -> Option<i64> {
         let v = self.value(family, qualifier)?;
         Some(i64::from_be_bytes(v[..].try_into().ok()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_row_key_is_the_cells_own_or_the_one_asked_for() {
+        let cell = Cell::put("r1", "f", "q", 1, "v");
+        let found = RowResult::new(Bytes::from_static(b"r1"), vec![cell.clone()]);
+        let scanned = RowResult::from_cells(vec![cell]);
+        assert_eq!(&found.row()[..], b"r1");
+        assert_eq!(found, scanned, "however it was made, the same row compares equal");
+        let missing = RowResult::new(Bytes::from_static(b"absent"), Vec::new());
+        assert_eq!(&missing.row()[..], b"absent");
+        assert!(missing.is_empty());
+        assert!(RowResult::default().row().is_empty());
     }
 }

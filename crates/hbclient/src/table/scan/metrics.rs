@@ -3,6 +3,7 @@
 //! rows scanned and filtered, bytes read, ...), summed over every RPC as Java's `ScanMetrics`.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -74,7 +75,16 @@ impl ScanMetrics {
 
 /// The live metrics of one scan, shared by the task fetching batches and the caller's scanner.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct SharedMetrics(Arc<Mutex<ScanMetrics>>);
+pub(crate) struct SharedMetrics(Arc<Live>);
+
+#[derive(Debug, Default)]
+struct Live {
+    /// Rows handed to the caller: counted once per row, so kept out of the lock (a lock per row
+    /// was ~4 % of a cache-resident scan's client CPU, issue #15).
+    rows: AtomicU64,
+    /// Everything else, changed a few times per RPC.
+    rest: Mutex<ScanMetrics>,
+}
 
 /// Reads a scan's metrics from anywhere ([`Scanner::metrics_reader`](crate::Scanner::metrics_reader)):
 /// for code that hands the scanner itself to another task or thread (the C library does).
@@ -91,17 +101,44 @@ impl ScanMetricsReader {
 impl SharedMetrics {
     /// Changes the counters; the lock is held for a few additions only.
     pub(crate) fn update(&self, change: impl FnOnce(&mut ScanMetrics)) {
-        change(&mut self.0.lock().unwrap_or_else(|e| e.into_inner()));
+        change(&mut self.0.rest.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// One more row handed to the caller.
+    pub(crate) fn count_row(&self) {
+        self.0.rows.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn snapshot(&self) -> ScanMetrics {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        let mut metrics = self
+            .0
+            .rest
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        metrics.rows += self.0.rows.load(Ordering::Relaxed);
+        metrics
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_counted_outside_the_lock_are_in_every_snapshot() {
+        let live = SharedMetrics::default();
+        let reader = ScanMetricsReader(live.clone());
+        live.update(|m| m.rpc_calls += 1);
+        live.count_row();
+        live.count_row();
+        let seen = reader.read();
+        assert_eq!((seen.rows, seen.rpc_calls), (2, 1));
+        let mut total = ScanMetrics::default();
+        total.absorb(&seen);
+        total.absorb(&live.snapshot());
+        assert_eq!(total.rows, 4, "parallel scans sum their parts' rows");
+    }
 
     #[test]
     fn server_counters_sum_over_answers() {

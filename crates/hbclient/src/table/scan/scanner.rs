@@ -157,7 +157,7 @@ impl Scanner {
         let polled = loop {
             if let Some(item) = self.buffer.pop_front() {
                 if matches!(item, ScanItem::Row(_)) {
-                    self.metrics.update(|m| m.rows += 1);
+                    self.metrics.count_row();
                 }
                 break Poll::Ready(Some(Ok(item)));
             }

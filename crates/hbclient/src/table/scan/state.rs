@@ -78,13 +78,17 @@ impl Assembly {
     /// slices of the answer's cellblock.
     pub(super) fn take(&mut self, results: Vec<(Vec<Cell>, bool)>) -> Result<Vec<RowResult>> {
         let mut rows = Vec::with_capacity(results.len());
+        // The resume point moves once per answer, to the last complete row (one reference count
+        // per answer instead of one per row).
+        let mut last_complete = None;
         for (cells, partial) in results {
             if cells.is_empty() {
                 continue;
             }
             let complete = if self.pieces_wanted {
                 if !partial {
-                    self.mark_returned(&cells[0].row);
+                    last_complete = Some(rows.len());
+                    self.count_row();
                 }
                 cells
             } else {
@@ -96,7 +100,10 @@ impl Assembly {
                     .first()
                     .is_some_and(|first| first.row != cells[0].row)
                 {
-                    rows.extend(self.complete_pending());
+                    let pending = std::mem::take(&mut self.partial);
+                    last_complete = Some(rows.len());
+                    self.count_row();
+                    rows.push(RowResult::from_cells(pending));
                     if self.rows_left == Some(0) {
                         break;
                     }
@@ -113,15 +120,17 @@ impl Assembly {
                 if partial {
                     continue;
                 }
-                let cells = std::mem::take(&mut self.partial);
-                self.mark_returned(&cells[0].row);
-                cells
+                last_complete = Some(rows.len());
+                self.count_row();
+                std::mem::take(&mut self.partial)
             };
-            let row = complete[0].row.clone();
-            rows.push(RowResult::new(row, complete));
+            rows.push(RowResult::from_cells(complete));
             if self.rows_left == Some(0) {
                 break;
             }
+        }
+        if let Some(last) = last_complete {
+            self.resume_after(rows[last].row());
         }
         Ok(rows)
     }
@@ -132,9 +141,10 @@ impl Assembly {
         if self.partial.is_empty() {
             return None;
         }
-        let cells = std::mem::take(&mut self.partial);
-        self.mark_returned(&cells[0].row);
-        Some(RowResult::new(cells[0].row.clone(), cells))
+        let row = RowResult::from_cells(std::mem::take(&mut self.partial));
+        self.count_row();
+        self.resume_after(row.row());
+        Some(row)
     }
 
     /// The server scanned up to `cursor` without a row to return: a scanner reopened after an
@@ -165,11 +175,16 @@ impl Assembly {
     }
 
     /// Records a complete row: the scan resumes after it and it counts against the limit.
-    fn mark_returned(&mut self, row: &Bytes) {
+    /// The next scanner starts after `row`, which the caller has whole.
+    fn resume_after(&mut self, row: &Bytes) {
         self.resume = Resume {
             row: row.clone(),
             inclusive: false,
         };
+    }
+
+    /// One more row returned, counted against the limit.
+    fn count_row(&mut self) {
         if let Some(left) = self.rows_left.as_mut() {
             *left = left.saturating_sub(1);
         }
