@@ -39,10 +39,13 @@
 #   --no-settle       skip the flush + major compaction before every read phase
 #   --drop            drop the table at the end
 #   --out DIR         [benches/results/<YYYY-MM-DD>/peers-<HHMMSS>]
+#   --server-pid PID  the server process whose CPU each run is charged (/proc/PID/stat, over the whole command,
+#                     the tool's warm-up included: per row or op only with --warmup 0); 0 = none
+#                     [the standalone HBase of scripts/hbase/hbase.sh status, if running]
 # Env: B (hbclient-bench binary) [target/release/hbclient-bench, built with cargo if missing].
 #
 # Output in DIR: one JSON (+ log) per run, commands.sh (the exact commands, in order), runs.tsv (tool, workload,
-# threads, round, JSON, load average at the run's start), table.md, summary.json, peers.md (the table with its
+# threads, round, JSON, load average at the run's start, server CPU s, busy CPU s of the whole box, wall s), table.md, summary.json, peers.md (the table with its
 # context: versions, parameters, machine). Figures need phases of >= 100,000 operations or >= 10 s: the default
 # --rows 100000 gives that; fewer rows make a functional run (a warning says so).
 set -euo pipefail
@@ -54,7 +57,7 @@ cd "$ROOT"
 ROWS=100000 THREADS=4 VSIZE=1000 ZK=127.0.0.1:2181 TABLE=peer_bench PRESPLIT=0 WARMUP=0 ROUNDS=3 SWARM=20 DURATION=0
 WORKLOADS=randomWrite,randomRead CACHING=1000 MRS=2097152
 TOOLS=hbclient-async,hbclient-blocking,pe,pe-async,gohbase
-LOAD=1 SETTLE=1 DROP=0 OUT=""
+LOAD=1 SETTLE=1 DROP=0 OUT="" SERVER_PID=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --rows) ROWS="$2"; shift 2 ;;
@@ -75,7 +78,8 @@ while [ $# -gt 0 ]; do
     --no-settle) SETTLE=0; shift ;;
     --drop) DROP=1; shift ;;
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,48p' "$HERE/compare.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --server-pid) SERVER_PID="$2"; shift 2 ;;
+    -h|--help) sed -n '2,51p' "$HERE/compare.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown option $1 (--help)" >&2; exit 2 ;;
   esac
 done
@@ -127,6 +131,17 @@ if [[ ",$TOOLS," == *,gohbase,* ]]; then
 fi
 bash "$HERE/pe.sh" fetch >/dev/null   # the PE classpath also serves the settle (flush/compact) helper
 
+# The server's CPU per run: what a client's CPU saving can buy is bounded by the server's work per op on a
+# box whose cores both share (benches/README.md, "Peers").
+if [ -z "$SERVER_PID" ]; then
+  SERVER_PID="$(bash scripts/hbase/hbase.sh status 2>/dev/null | sed -n 's/^running pid=\([0-9]*\).*/\1/p' || true)"
+fi
+SERVER_PID="${SERVER_PID:-0}"
+CLK_TCK="$(getconf CLK_TCK)"
+# server_ticks: the server's user+sys clock ticks (0 without one); busy_ticks: the box's non-idle ticks
+server_ticks() { if [ "$SERVER_PID" != 0 ] && [ -r "/proc/$SERVER_PID/stat" ]; then sed 's/^.*) //' "/proc/$SERVER_PID/stat" | awk '{print $12 + $13}'; else echo 0; fi; }
+busy_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat; }
+
 # run LABEL WORKLOAD JSON -- CMD...: record the command, run it (output to JSON%.json.log and the terminal);
 # THR and ROUND (globals) go to runs.tsv with the load average at the start
 THR="$THREADS" ROUND=0
@@ -135,12 +150,18 @@ run() {
   local load; load="$(cut -d' ' -f1 /proc/loadavg)"
   { printf '%q ' "$@" | sed "s#$ROOT/##g"; echo; } >>"$CMDS"
   log "[$label] $wl threads=$THR round=$ROUND (load $load)"
+  local s0 b0 t0 s1 b1 t1
+  s0="$(server_ticks)" b0="$(busy_ticks)" t0="$(date +%s.%N)"
   set +e
   "$@" 2>&1 | tee "${json%.json}.out" | grep -v -E '^time=|^hbclient-bench: wrote|-latency-(over-time|distribution)\.svg$'
   local rc=${PIPESTATUS[0]}
   set -e
+  s1="$(server_ticks)" b1="$(busy_ticks)" t1="$(date +%s.%N)"
   [ "$rc" = 0 ] || log "[$label] $wl FAILED with status $rc (see ${json%.json}.out)"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$wl" "$THR" "$ROUND" "$json" "$load" >>"$RUNS"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$wl" "$THR" "$ROUND" "$json" "$load" \
+    "$(awk -v a="$s0" -v b="$s1" -v t="$CLK_TCK" 'BEGIN{printf "%.2f", (b - a) / t}')" \
+    "$(awk -v a="$b0" -v b="$b1" -v t="$CLK_TCK" 'BEGIN{printf "%.2f", (b - a) / t}')" \
+    "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b - a}')" >>"$RUNS"
 }
 settle() {
   [ "$SETTLE" = 1 ] || return 0
@@ -267,6 +288,7 @@ gov="$(sed -n 's/^require github.com\/tsuna\/gohbase \(.*\)$/\1/p' "$HERE/gohbas
   echo "- gohbase: github.com/tsuna/gohbase ${gov:-?}, $THREADS goroutines on one client, RpcQueueSize(1) (no client-side batching)"
   echo "- machine: $(nproc) cores, load average at end $(cut -d' ' -f1-3 /proc/loadavg); the server runs on the same machine"
   echo "- client CPU: the client process's user+sys CPU over the measured phase (getrusage for hbclient and gohbase; the JVM's /proc/<pid>/stat for PE) ÷ operations"
+  if [ "$SERVER_PID" != 0 ]; then echo "- server CPU: the HBase process's (pid $SERVER_PID) user+sys CPU over each whole command (warm-up included) ÷ rows (ops where no rows); box busy cores: the machine's non-idle CPU time ÷ wall time, same span"; fi
   echo "- × base: ratio to $(echo "$TOOLS" | cut -d, -f1) for the same workload (ops/s: higher is better; latency and CPU: lower is better)"
   echo "- PE's p50/p99 are its per-thread percentiles averaged (PE prints no pooled percentile); its ops/s is total rows ÷ wall time of the timed phase"
   echo

@@ -2,7 +2,7 @@
 """Build the side-by-side table of benches/peers/compare.sh from the JSON results of one run.
 
     compare_table.py RUN_DIR           reads RUN_DIR/runs.tsv (label, workload, threads, round, json path, load
-                                       average), writes RUN_DIR/table.md and RUN_DIR/summary.json, prints the
+                                       average[, server CPU s, busy CPU s of the box, wall s]), writes RUN_DIR/table.md and RUN_DIR/summary.json, prints the
                                        markdown table
 
 All tools' JSONs share hbclient-bench's key fields: result.ops_per_sec, result.latency.{mean,p50,p99}_us,
@@ -11,6 +11,10 @@ is the ratio of medians (tool / baseline, same workload and threads; the baselin
 runs.tsv, hbclient async unless --tools said otherwise) and, in brackets, the min–max of the per-round ratios
 (round r's tool / round r's baseline: pairs measured minutes apart, so the machine's drift mostly cancels).
 Old runs.tsv files with three columns (label, workload, json) are read as one round.
+With the server's CPU recorded (compare.sh finds the standalone HBase's pid), two more columns: the server's
+CPU per row (per op where no rows are counted) and the box's busy cores, both over the whole command — the
+tool's warm-up and start included, so per row only with --warmup 0 — they bound what a client can gain: on a
+box whose cores the server shares, rows/s ≤ cores ÷ (server + client CPU per row).
 """
 import json
 import os
@@ -59,6 +63,7 @@ def main():
                 threads, rnd, load = "?", "1", None
             else:
                 label, wl, threads, rnd, path, load = parts[:6]
+            server_s, busy_s, wall_s = (float(x) for x in parts[6:9]) if len(parts) >= 9 else (None,) * 3
             key = (label, wl, threads)
             if key not in order:
                 order.append(key)
@@ -70,6 +75,9 @@ def main():
             row = {k: get(d, *p) for k, p in FIELDS.items()}
             row.update(ops=get(d, "result", "ops"), errors=get(d, "result", "errors"),
                        load=float(load) if load else None, json=os.path.relpath(path, run_dir))
+            work = get(d, "result", "rows") or row["ops"]
+            row["server_cpu_us_per_row"] = server_s * 1e6 / work if server_s and work else None
+            row["box_busy_cores"] = busy_s / wall_s if busy_s is not None and wall_s else None
             cells[key][int(rnd)] = row
     baseline = order[0][0] if order else None
 
@@ -99,8 +107,9 @@ def main():
         return text, {"of_medians": m, "per_round": per}
 
     head = ("| tool | workload | threads | rounds | ops/s median [min–max] | × base | p50 µs | × base "
-            "| p99 µs | × base | client CPU µs/op | × base | rows/s | × base | CPU µs/row | × base | errors |")
-    lines = [head, "|" + " --- |" * 17]
+            "| p99 µs | × base | client CPU µs/op | × base | rows/s | × base | CPU µs/row | × base "
+            "| server CPU µs/row | box busy cores | errors |")
+    lines = [head, "|" + " --- |" * 19]
     summary = []
     for wl in dict.fromkeys(k[1] for k in order):
         for th in dict.fromkeys(k[2] for k in order if k[1] == wl):
@@ -110,9 +119,9 @@ def main():
                     continue
                 rows = cells.get(key, {})
                 if not rows:
-                    lines.append(f"| {key[0]} | {wl} | {th} | 0 | no result |" + " |" * 12)
+                    lines.append(f"| {key[0]} | {wl} | {th} | 0 | no result |" + " |" * 14)
                     continue
-                s = {k: stat(rows, k) for k in FIELDS}
+                s = {k: stat(rows, k) for k in list(FIELDS) + ["server_cpu_us_per_row", "box_busy_cores"]}
                 r = {k: ratio(rows, base, k) for k in ("ops_per_sec", "p50_us", "p99_us", "cpu_us_per_op",
                                                  "rows_per_sec", "cpu_us_per_row")}
                 errs = sum(x.get("errors") or 0 for x in rows.values())
@@ -121,7 +130,8 @@ def main():
                     f"| {cell(s['p50_us'])} | {r['p50_us'][0]} | {cell(s['p99_us'])} | {r['p99_us'][0]} "
                     f"| {cell(s['cpu_us_per_op'], 1)} | {r['cpu_us_per_op'][0]} "
                     f"| {cell(s['rows_per_sec'])} | {r['rows_per_sec'][0]} "
-                    f"| {cell(s['cpu_us_per_row'], 2)} | {r['cpu_us_per_row'][0]} | {errs} |")
+                    f"| {cell(s['cpu_us_per_row'], 2)} | {r['cpu_us_per_row'][0]} "
+                    f"| {cell(s['server_cpu_us_per_row'], 2)} | {cell(s['box_busy_cores'], 2)} | {errs} |")
                 summary.append({"tool": key[0], "workload": wl, "threads": th, "stats": s,
                                 "ratios_to_base": {k: v[1] for k, v in r.items()}, "errors": errs,
                                 "rounds": {str(n): rows[n] for n in sorted(rows)}})
