@@ -164,6 +164,12 @@ case "$cmd" in
   table) [ $# -ge 1 ] || die "usage: ycsb.sh table DIR"; python3 "$HERE/ycsb/ycsb.py" table "$1" ;;
   compare)
     parse_opts "$@"
+    # The server's CPU per operation in every run (hbclient-bench and ycsb.py read it): on a box whose cores
+    # the server shares, it bounds the ratio a client can reach.
+    if [ -z "${HBCLIENT_BENCH_SERVER_PID:-}" ]; then
+      HBCLIENT_BENCH_SERVER_PID="$(bash "$ROOT/scripts/hbase/hbase.sh" status 2>/dev/null | sed -n 's/^running pid=\([0-9]*\).*/\1/p' || true)"
+      export HBCLIENT_BENCH_SERVER_PID
+    fi
     OUT="${OUT:-$WORK/ycsb-$(date -u +%Y%m%dT%H%M%S)}"
     mkdir -p "$OUT"
     fetch

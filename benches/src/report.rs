@@ -223,9 +223,40 @@ pub(crate) struct Usage {
     pub(crate) max_rss_kib: u64,
     /// CPU of the embedded server's threads (`mini-hbase`), when there are any.
     pub(crate) server_s: f64,
+    /// CPU of a server in another process ([`SERVER_PID_ENV`]), when one is named.
+    pub(crate) server_process_s: Option<f64>,
+}
+
+/// Names a server process (a real HBase) whose CPU the bench charges to the measured phase:
+/// what a client's CPU saving can buy is bounded by the server's work per operation when both
+/// share the cores (benches/README.md, "Peers"). `benches/peers/ycsb.sh` sets it.
+pub(crate) const SERVER_PID_ENV: &str = "HBCLIENT_BENCH_SERVER_PID";
+
+/// User + system CPU seconds of process `pid` from /proc/PID/stat (None if unreadable).
+fn process_cpu(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces: state is
+    // field 3, utime 14 and stime 15.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    Some((utime + stime) as f64 / ticks)
+}
+
+fn server_process_cpu() -> Option<f64> {
+    let pid = std::env::var(SERVER_PID_ENV).ok()?.trim().parse().ok()?;
+    process_cpu(pid)
 }
 
 impl Usage {
+    /// CPU seconds the named server process used between two moments.
+    pub(crate) fn server_process_delta(before: &Usage, after: &Usage) -> Option<f64> {
+        Some(after.server_process_s? - before.server_process_s?)
+    }
+
     pub(crate) fn now() -> Usage {
         // SAFETY: getrusage only writes the struct we pass, which is plain old data.
         let ru = unsafe {
@@ -239,6 +270,7 @@ impl Usage {
             sys_s: secs(ru.ru_stime),
             max_rss_kib: ru.ru_maxrss.max(0) as u64,
             server_s: threads_cpu(SERVER_THREAD),
+            server_process_s: server_process_cpu(),
         }
     }
 }
@@ -291,6 +323,10 @@ pub(crate) struct CpuReport {
     /// The bench's own share of the process CPU and the client's CPU per operation without it
     /// (`--bench-cpu`).
     pub(crate) bench: Option<BenchShare>,
+    /// CPU of the server process named by `HBCLIENT_BENCH_SERVER_PID` over the phase, per
+    /// operation and per row.
+    pub(crate) server_process_cpu_us_per_op: Option<f64>,
+    pub(crate) server_process_cpu_us_per_row: Option<f64>,
     pub(crate) note: &'static str,
 }
 
@@ -350,6 +386,7 @@ impl CpuReport {
         };
         let per_op = |s: f64| per(s, ops);
         let server = after.server_s - before.server_s;
+        let server_process = Usage::server_process_delta(before, after);
         CpuReport {
             process_user_s: round3(user),
             process_sys_s: round3(sys),
@@ -359,6 +396,8 @@ impl CpuReport {
             client_cpu_us_per_op_estimate: mini.then(|| per_op((user + sys - server).max(0.0))),
             client_cpu_us_per_row_estimate: mini.then(|| per((user + sys - server).max(0.0), rows)),
             bench: None,
+            server_process_cpu_us_per_op: server_process.map(per_op),
+            server_process_cpu_us_per_row: server_process.map(|s| per(s, rows)),
             note: if mini {
                 "process CPU: the embedded mini-hbase runs in this process, so it includes the \
                  server; the estimate subtracts the CPU of the server's threads"
@@ -550,6 +589,12 @@ impl RunRecord {
                 "; server threads {server:.3} s; client estimate {client:.2} us/op, {client_row:.3} us/row (embedded server shares the process)"
             );
         }
+        if let (Some(op), Some(row)) = (
+            c.server_process_cpu_us_per_op,
+            c.server_process_cpu_us_per_row,
+        ) {
+            s += &format!("; server process {op:.2} us/op, {row:.3} us/row");
+        }
         s += &format!("; peak RSS {} MiB\n", self.peak_rss_kib / 1024);
         if let Some(b) = &c.bench {
             s += &format!(
@@ -611,9 +656,11 @@ mod tests {
             sys_s: 0.0,
             max_rss_kib: 0,
             server_s: 0.0,
+            server_process_s: Some(10.0),
         };
         let after = Usage {
             user_s: 3.5,
+            server_process_s: Some(12.5),
             sys_s: 0.5,
             ..before
         };
@@ -623,5 +670,21 @@ mod tests {
         assert_eq!(share.put_build_us_per_op, 0.3);
         assert_eq!(share.client_us_per_op, 2.5);
         assert_eq!(share.client_without_put_build_us_per_op, 2.2);
+        assert_eq!(
+            cpu.server_process_cpu_us_per_op,
+            Some(2.5),
+            "the server's 2.5 s"
+        );
+    }
+
+    #[test]
+    fn a_named_server_process_is_read_from_proc() {
+        let own = process_cpu(std::process::id()).expect("this process's /proc stat");
+        let burn = std::time::Instant::now();
+        while burn.elapsed() < std::time::Duration::from_millis(50) {
+            std::hint::black_box(0u64);
+        }
+        assert!(process_cpu(std::process::id()).unwrap() >= own);
+        assert_eq!(process_cpu(u32::MAX), None);
     }
 }

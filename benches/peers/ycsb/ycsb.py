@@ -16,7 +16,9 @@ How the Java figures are measured:
   and warm-up time) is kept as ycsb_reported_throughput.
 - Latencies: YCSB's own HdrHistogram per operation ([READ], 50th/95th/99thPercentileLatency(us), ...): every
   measured operation (warm-up operations bypass YCSB's measurement, they are the binding's own).
-- CPU: utime+stime of the JVM from /proc/<pid>/stat at the window's two lines -> cpu_us_per_op.
+- CPU: utime+stime of the JVM from /proc/<pid>/stat at the window's two lines -> cpu_us_per_op; with
+  HBCLIENT_BENCH_SERVER_PID (ycsb.sh sets it to the standalone HBase) the server's at the same lines ->
+  server_cpu_us_per_op (hbclient-bench reads the same variable for its own phase).
 """
 import glob
 import json
@@ -46,9 +48,10 @@ def java_run(argv):
     opts, cmd = argv[:i], argv[i + 1:]
     o = dict(zip(opts[0::2], opts[1::2]))
     meta = json.loads(o.get("--meta", "{}"))
+    server = os.environ.get("HBCLIENT_BENCH_SERVER_PID", "").strip()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             text=True, bufsize=1)
-    first = last = None  # (monotonic, ops, cpu)
+    first = last = None  # (monotonic, ops, cpu, server cpu)
     metrics = {}
     with open(o["--log"], "w") as log:
         for line in proc.stdout:
@@ -58,7 +61,7 @@ def java_run(argv):
             if m:
                 ops = int(m.group(2))
                 if ops > 0:
-                    point = (now, ops, proc_cpu_s(proc.pid))
+                    point = (now, ops, proc_cpu_s(proc.pid), proc_cpu_s(server) if server else None)
                     if first is None:
                         first = point
                     else:
@@ -76,12 +79,14 @@ def java_run(argv):
     elif first is None or last is None:
         err = f"fewer than two status lines with operations (log: {o['--log']})"
     window = ops = 0
-    cpu = None
+    cpu = server_cpu = None
     if first and last:
         window = last[0] - first[0]
         ops = last[1] - first[1]
         if first[2] is not None and last[2] is not None and ops > 0:
             cpu = (last[2] - first[2]) * 1e6 / ops
+        if first[3] is not None and last[3] is not None and ops > 0:
+            server_cpu = (last[3] - first[3]) * 1e6 / ops
     operations, errors, not_found = {}, 0, 0
     for name, m in metrics.items():
         if name in ("OVERALL", "CLEANUP") or name.endswith("-FAILED"):
@@ -107,6 +112,7 @@ def java_run(argv):
         "errors": errors,
         "not_found": not_found,
         "cpu_us_per_op": cpu,
+        "server_cpu_us_per_op": server_cpu,
         "operations": operations,
         "error": err,
     })
@@ -138,8 +144,8 @@ def table(argv):
         runs.setdefault(m.group(2), {}).setdefault(m.group(3), {})[int(m.group(1))] = r
     print("| workload | hbclient ops/s median (min–max) | Java ops/s median (min–max) | ratio of medians "
           "(per-round min–max) | p50 / p99 µs hbclient vs Java, per operation | client CPU µs/op hbclient vs Java "
-          "| target (≥ 2×, lower p99) |")
-    print("|---|---|---|---|---|---|---|")
+          "| server CPU µs/op hbclient vs Java | CPU predicts (a free client) | target (≥ 2×, lower p99) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for w in sorted(runs):
         h, j = runs[w].get("hbclient", {}), runs[w].get("java", {})
         if not h or not j:
@@ -159,17 +165,26 @@ def table(argv):
                 continue
             p99_better &= hp99 < jp99
             lat.append(f"{op}: {hp50:,.0f} / {hp99:,.0f} vs {jp50:,.0f} / {jp99:,.0f}")
-        cpu = lambda rs: statistics.median(r["cpu_us_per_op"] for r in rs.values() if r.get("cpu_us_per_op"))
+        cpu = lambda rs, k="cpu_us_per_op": statistics.median(r[k] for r in rs.values() if r.get(k))
         try:
             cpu_s = f"{cpu(h):.0f} vs {cpu(j):.0f}"
         except statistics.StatisticsError:
             cpu_s = "?"
+        # On saturated cores the server shares, throughput ∝ 1 / (server + client CPU per op): the ratio
+        # that predicts, and the most a client costing nothing would reach with the server's work per op
+        # as measured under hbclient.
+        try:
+            srv_h, srv_j = cpu(h, "server_cpu_us_per_op"), cpu(j, "server_cpu_us_per_op")
+            server_s = f"{srv_h:.0f} vs {srv_j:.0f}"
+            bound_s = f"{(srv_j + cpu(j)) / (srv_h + cpu(h)):.2f}× (≤ {(srv_j + cpu(j)) / srv_h:.2f}×)"
+        except (statistics.StatisticsError, KeyError):
+            server_s = bound_s = "–"
         verdict = "met" if ratio >= 2.0 and p99_better else (
             "missed: " + ", ".join(x for x, bad in (("throughput < 2×", ratio < 2.0), ("p99 not lower", not p99_better))
                                    if bad))
         rounds = f" ({len(paired)} rounds)"
         print(f"| {w.upper()} | {spread(ht)} | {spread(jt)} | {ratio:.2f}× ({min(paired):.2f}–{max(paired):.2f})"
-              f"{rounds} | {'; '.join(lat)} | {cpu_s} | {verdict} |")
+              f"{rounds} | {'; '.join(lat)} | {cpu_s} | {server_s} | {bound_s} | {verdict} |")
 
 
 def main():

@@ -185,6 +185,8 @@ pub(crate) struct YcsbResult {
     pub(crate) scanned_rows: u64,
     /// Client process CPU (user + system) per operation over the measured phase.
     pub(crate) cpu_us_per_op: f64,
+    /// The server process's CPU per operation over the same phase (`HBCLIENT_BENCH_SERVER_PID`).
+    pub(crate) server_cpu_us_per_op: Option<f64>,
     pub(crate) operations: BTreeMap<&'static str, OpStats>,
 }
 
@@ -454,6 +456,9 @@ pub(crate) fn run(
         } else {
             0.0
         },
+        server_cpu_us_per_op: Usage::server_process_delta(&usage_at_start, &usage)
+            .filter(|_| all.ops > 0)
+            .map(|s| s * 1e6 / all.ops as f64),
         operations,
     })
 }
