@@ -107,7 +107,10 @@ mod tests {
         let found = RowResult::new(Bytes::from_static(b"r1"), vec![cell.clone()]);
         let scanned = RowResult::from_cells(vec![cell]);
         assert_eq!(&found.row()[..], b"r1");
-        assert_eq!(found, scanned, "however it was made, the same row compares equal");
+        assert_eq!(
+            found, scanned,
+            "however it was made, the same row compares equal"
+        );
         let missing = RowResult::new(Bytes::from_static(b"absent"), Vec::new());
         assert_eq!(&missing.row()[..], b"absent");
         assert!(missing.is_empty());
