@@ -15,8 +15,9 @@
 // -rows is the key space AND the number of measured operations (as hbclient-bench without --duration),
 // spread evenly over the goroutines. With -duration the goroutines instead repeat operations until it
 // has passed (scan and filterScan: whole passes over their shares, as hbclient-bench --duration does),
-// so that a pass over a small, cache-resident table still makes a phase long enough to measure. Latencies go into one sorted slice (exact percentiles). CPU is
-// getrusage(RUSAGE_SELF) over the measured phase only. The JSON result has the same key fields as
+// so that a pass over a small, cache-resident table still makes a phase long enough to measure.
+// Latencies go into one sorted slice (exact percentiles). CPU is getrusage(RUSAGE_SELF) over the
+// measured phase only. The JSON result has the same key fields as
 // hbclient-bench's (result.ops_per_sec, result.latency.p50_us/p99_us, cpu.process_cpu_us_per_op).
 package main
 

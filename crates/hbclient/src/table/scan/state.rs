@@ -85,12 +85,12 @@ impl Assembly {
             if cells.is_empty() {
                 continue;
             }
-            let complete = if self.pieces_wanted {
+            let row = if self.pieces_wanted {
                 if !partial {
                     last_complete = Some(rows.len());
                     self.count_row();
                 }
-                cells
+                RowResult::from_cells(cells)
             } else {
                 // HBase may flag a row's last piece as partial (it stopped at a size limit right
                 // at the row's end); a different row next means that row was complete, as
@@ -100,10 +100,8 @@ impl Assembly {
                     .first()
                     .is_some_and(|first| first.row != cells[0].row)
                 {
-                    let pending = std::mem::take(&mut self.partial);
                     last_complete = Some(rows.len());
-                    self.count_row();
-                    rows.push(RowResult::from_cells(pending));
+                    rows.push(self.take_pending());
                     if self.rows_left == Some(0) {
                         break;
                     }
@@ -121,10 +119,9 @@ impl Assembly {
                     continue;
                 }
                 last_complete = Some(rows.len());
-                self.count_row();
-                std::mem::take(&mut self.partial)
+                self.take_pending()
             };
-            rows.push(RowResult::from_cells(complete));
+            rows.push(row);
             if self.rows_left == Some(0) {
                 break;
             }
@@ -141,10 +138,16 @@ impl Assembly {
         if self.partial.is_empty() {
             return None;
         }
-        let row = RowResult::from_cells(std::mem::take(&mut self.partial));
-        self.count_row();
+        let row = self.take_pending();
         self.resume_after(row.row());
         Some(row)
+    }
+
+    /// The row received so far, whole, counted against the limit (the caller moves the resume
+    /// point after it).
+    fn take_pending(&mut self) -> RowResult {
+        self.count_row();
+        RowResult::from_cells(std::mem::take(&mut self.partial))
     }
 
     /// The server scanned up to `cursor` without a row to return: a scanner reopened after an
@@ -174,7 +177,6 @@ impl Assembly {
         self.partial.clear();
     }
 
-    /// Records a complete row: the scan resumes after it and it counts against the limit.
     /// The next scanner starts after `row`, which the caller has whole.
     fn resume_after(&mut self, row: &Bytes) {
         self.resume = Resume {
