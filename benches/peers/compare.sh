@@ -39,8 +39,9 @@
 #   --no-settle       skip the flush + major compaction before every read phase
 #   --drop            drop the table at the end
 #   --out DIR         [benches/results/<YYYY-MM-DD>/peers-<HHMMSS>]
-#   --server-pid PID  the server process whose CPU each run is charged (/proc/PID/stat, over the whole command,
-#                     the tool's warm-up included: per row or op only with --warmup 0); 0 = none
+#   --server-pid PID  the server process whose CPU each run is charged (/proc/PID/stat): hbclient-bench and
+#                     gohbase-bench read it at their measured phase's ends (HBCLIENT_BENCH_SERVER_PID); for PE
+#                     it is taken over the whole command, JVM start included; 0 = none
 #                     [the standalone HBase of scripts/hbase/hbase.sh status, if running]
 # Env: B (hbclient-bench binary) [target/release/hbclient-bench, built with cargo if missing].
 #
@@ -137,6 +138,7 @@ if [ -z "$SERVER_PID" ]; then
   SERVER_PID="$(bash scripts/hbase/hbase.sh status 2>/dev/null | sed -n 's/^running pid=\([0-9]*\).*/\1/p' || true)"
 fi
 SERVER_PID="${SERVER_PID:-0}"
+[ "$SERVER_PID" = 0 ] || export HBCLIENT_BENCH_SERVER_PID="$SERVER_PID"
 CLK_TCK="$(getconf CLK_TCK)"
 # server_ticks: the server's user+sys clock ticks (0 without one); busy_ticks: the box's non-idle ticks
 server_ticks() { if [ "$SERVER_PID" != 0 ] && [ -r "/proc/$SERVER_PID/stat" ]; then sed 's/^.*) //' "/proc/$SERVER_PID/stat" | awk '{print $12 + $13}'; else echo 0; fi; }
@@ -288,7 +290,7 @@ gov="$(sed -n 's/^require github.com\/tsuna\/gohbase \(.*\)$/\1/p' "$HERE/gohbas
   echo "- gohbase: github.com/tsuna/gohbase ${gov:-?}, $THREADS goroutines on one client, RpcQueueSize(1) (no client-side batching)"
   echo "- machine: $(nproc) cores, load average at end $(cut -d' ' -f1-3 /proc/loadavg); the server runs on the same machine"
   echo "- client CPU: the client process's user+sys CPU over the measured phase (getrusage for hbclient and gohbase; the JVM's /proc/<pid>/stat for PE) ÷ operations"
-  if [ "$SERVER_PID" != 0 ]; then echo "- server CPU: the HBase process's (pid $SERVER_PID) user+sys CPU over each whole command (warm-up included) ÷ rows (ops where no rows); box busy cores: the machine's non-idle CPU time ÷ wall time, same span"; fi
+  if [ "$SERVER_PID" != 0 ]; then echo "- server CPU: the HBase process's (pid $SERVER_PID) user+sys CPU over the measured phase (hbclient, gohbase; PE: over its whole command) ÷ rows (ops where no rows); box busy cores: the machine's non-idle CPU time ÷ wall time over each whole command"; fi
   echo "- × base: ratio to $(echo "$TOOLS" | cut -d, -f1) for the same workload (ops/s: higher is better; latency and CPU: lower is better)"
   echo "- PE's p50/p99 are its per-thread percentiles averaged (PE prints no pooled percentile); its ops/s is total rows ÷ wall time of the timed phase"
   echo

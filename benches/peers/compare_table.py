@@ -12,9 +12,10 @@ runs.tsv, hbclient async unless --tools said otherwise) and, in brackets, the mi
 (round r's tool / round r's baseline: pairs measured minutes apart, so the machine's drift mostly cancels).
 Old runs.tsv files with three columns (label, workload, json) are read as one round.
 With the server's CPU recorded (compare.sh finds the standalone HBase's pid), two more columns: the server's
-CPU per row (per op where no rows are counted) and the box's busy cores, both over the whole command — the
-tool's warm-up and start included, so per row only with --warmup 0 — they bound what a client can gain: on a
-box whose cores the server shares, rows/s ≤ cores ÷ (server + client CPU per row).
+CPU per row (per op where no rows are counted) — over the measured phase where the tool's JSON has it
+(cpu.server_process_cpu_us_per_row/op: hbclient-bench, gohbase-bench), else over the whole command (PE; its
+JVM start and any warm-up included) — and the box's busy cores over the whole command. They bound what a
+client can gain: on a box whose cores the server shares, rows/s ≤ cores ÷ (server + client CPU per row).
 """
 import json
 import os
@@ -75,8 +76,11 @@ def main():
             row = {k: get(d, *p) for k, p in FIELDS.items()}
             row.update(ops=get(d, "result", "ops"), errors=get(d, "result", "errors"),
                        load=float(load) if load else None, json=os.path.relpath(path, run_dir))
-            work = get(d, "result", "rows") or row["ops"]
-            row["server_cpu_us_per_row"] = server_s * 1e6 / work if server_s and work else None
+            rows = get(d, "result", "rows")
+            work = rows or row["ops"]
+            in_phase = get(d, "cpu", "server_process_cpu_us_per_row" if rows else "server_process_cpu_us_per_op")
+            row["server_cpu_us_per_row"] = (in_phase if in_phase is not None
+                                            else server_s * 1e6 / work if server_s and work else None)
             row["box_busy_cores"] = busy_s / wall_s if busy_s is not None and wall_s else None
             cells[key][int(rnd)] = row
     baseline = order[0][0] if order else None

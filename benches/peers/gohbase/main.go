@@ -17,7 +17,8 @@
 // has passed (scan and filterScan: whole passes over their shares, as hbclient-bench --duration does),
 // so that a pass over a small, cache-resident table still makes a phase long enough to measure.
 // Latencies go into one sorted slice (exact percentiles). CPU is getrusage(RUSAGE_SELF) over the
-// measured phase only. The JSON result has the same key fields as
+// measured phase only; with HBCLIENT_BENCH_SERVER_PID set (compare.sh sets it to the HBase process), that
+// process's CPU over the same phase too, from /proc/PID/stat, as hbclient-bench reads it. The JSON result has the same key fields as
 // hbclient-bench's (result.ops_per_sec, result.latency.p50_us/p99_us, cpu.process_cpu_us_per_op).
 package main
 
@@ -75,7 +76,10 @@ type cpu struct {
 	SysS     float64 `json:"process_sys_s"`
 	UsPerOp  float64 `json:"process_cpu_us_per_op"`
 	UsPerRow float64 `json:"process_cpu_us_per_row"`
-	Note     string  `json:"note"`
+	// The server process named by HBCLIENT_BENCH_SERVER_PID, over the measured phase.
+	ServerUsPerOp  *float64 `json:"server_process_cpu_us_per_op,omitempty"`
+	ServerUsPerRow *float64 `json:"server_process_cpu_us_per_row,omitempty"`
+	Note           string   `json:"note"`
 }
 
 func main() {
@@ -231,6 +235,7 @@ func main() {
 	}
 	outs := make([]workerOut, *clients)
 	runtime.GC()
+	srv0, srvOK0 := serverCPU()
 	ru0 := rusage()
 	t0 := time.Now()
 	var wg sync.WaitGroup
@@ -288,6 +293,7 @@ func main() {
 	wg.Wait()
 	elapsed := time.Since(t0).Seconds()
 	ru1 := rusage()
+	srv1, srvOK1 := serverCPU()
 
 	var all []int64
 	ph := phase{ElapsedS: elapsed}
@@ -319,6 +325,14 @@ func main() {
 	}
 	if ph.Rows > 0 {
 		c.UsPerRow = round2((user + sys) * 1e6 / float64(ph.Rows))
+	}
+	if srvOK0 && srvOK1 && ph.Ops > 0 {
+		perOp := round2((srv1 - srv0) * 1e6 / float64(ph.Ops))
+		c.ServerUsPerOp = &perOp
+		if ph.Rows > 0 {
+			perRow := round2((srv1 - srv0) * 1e6 / float64(ph.Rows))
+			c.ServerUsPerRow = &perRow
+		}
 	}
 
 	host, _ := os.Hostname()
@@ -419,6 +433,35 @@ func rusage() syscall.Rusage {
 	}
 	return ru
 }
+
+// serverCPU: user+system CPU seconds of the process HBCLIENT_BENCH_SERVER_PID names, from
+// /proc/PID/stat (fields 14 and 15, counted after the parenthesised command name).
+func serverCPU() (float64, bool) {
+	pid := strings.TrimSpace(os.Getenv("HBCLIENT_BENCH_SERVER_PID"))
+	if pid == "" || pid == "0" {
+		return 0, false
+	}
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0, false
+	}
+	var utime, stime float64
+	if _, err := fmt.Sscan(fields[11], &utime); err != nil {
+		return 0, false
+	}
+	if _, err := fmt.Sscan(fields[12], &stime); err != nil {
+		return 0, false
+	}
+	return (utime + stime) / clockTicks, true
+}
+
+// clockTicks: USER_HZ, the unit of /proc's CPU times: 100 on Linux for x86 and Arm (getconf CLK_TCK).
+const clockTicks = 100.0
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 func round2(f float64) float64     { return math.Round(f*100) / 100 }
