@@ -28,6 +28,7 @@ pub mod blocking;
 mod client;
 mod codec;
 mod config;
+mod engine;
 mod error;
 pub mod guide;
 mod hedge;

@@ -13,11 +13,12 @@ use hbclient_proto::pb::mutation_proto::MutationType;
 use tracing::Instrument;
 
 use crate::codec::result_cells;
+use crate::engine::{Kind, Profile, RegionCall};
 use crate::error::{Error, RemoteError, Result};
 use crate::locate::RegionLocation;
 use crate::request::CallMeta;
 use crate::retry::{pause_time, Deadline};
-use crate::rpc::Service;
+use crate::rpc::{Cells, Service};
 use crate::shared::Core;
 use crate::table::ops::{Append, Delete, Get, Increment, Mutation, MutationCore, Put};
 use crate::table::{AsyncTable, RowResult};
@@ -177,6 +178,7 @@ type ServerWork = Vec<(Arc<RegionLocation>, Vec<usize>)>;
 /// What the pieces of one batch round share while they are sent.
 struct Round<'a> {
     core: &'a Core,
+    profile: &'a Profile,
     actions: &'a [Action],
     prepared: &'a [Prepared],
     deadline: Deadline,
@@ -311,13 +313,14 @@ impl AsyncTable {
             }
             let round = Round {
                 core: &core,
+                profile: self.profile(),
                 actions,
                 prepared: &prepared,
                 deadline,
             };
             let sends = groups
-                .into_iter()
-                .map(|(server, work)| self.send_to_server(&round, server, work));
+                .into_values()
+                .map(|work| self.send_to_server(&round, work));
             for (work, outcome) in join_all(sends).await.into_iter().flatten() {
                 match outcome {
                     Ok(per_action) => {
@@ -397,7 +400,6 @@ impl AsyncTable {
     async fn send_to_server(
         &self,
         round: &Round<'_>,
-        server: String,
         work: ServerWork,
     ) -> Vec<(ServerWork, Result<ActionOutcomes>)> {
         let config = &round.core.config;
@@ -407,7 +409,6 @@ impl AsyncTable {
             config.max_request_rows,
             config.max_request_bytes,
         );
-        let server = &server;
         stream::iter(lanes(pieces))
             .map(|lane| async move {
                 let mut outcomes = Vec::with_capacity(lane.len());
@@ -419,7 +420,7 @@ impl AsyncTable {
                         .filter_map(|&pos| round.actions[round.prepared[pos].index].priority())
                         .max();
                     let meta = self.call_meta(priority);
-                    let outcome = send_multi(round, server, &meta, &piece).await;
+                    let outcome = send_multi(round, &meta, &piece).await;
                     outcomes.push((piece, outcome));
                 }
                 outcomes
@@ -490,23 +491,22 @@ fn lanes(pieces: Vec<ServerWork>) -> Vec<Vec<ServerWork>> {
 /// Per-action outcomes of one Multi (by position), with the location each action was sent to.
 type ActionOutcomes = Vec<(usize, Result<BatchOutcome>, Arc<RegionLocation>)>;
 
-/// Sends one Multi to `server` and maps its answer back to positions. Each action's request
-/// part is encoded straight from the caller's action (`MultiRequestView`); the pb `index` is its
-/// position.
+/// Sends one Multi (one server's piece of a round, so every region of `work` is on the same
+/// server) and maps its answer back to positions. Each action's request part is encoded
+/// straight from the caller's action (`MultiRequestView`); the pb `index` is its position.
 async fn send_multi(
     round: &Round<'_>,
-    server: &str,
     meta: &CallMeta,
     work: &ServerWork,
 ) -> Result<ActionOutcomes> {
     let core = round.core;
-    let request = MultiRequestView::new(round.actions, round.prepared, work, core.nonce_group);
-    let timeout = round.deadline.rpc_timeout(core.config.rpc_timeout)?;
+    let Some((first, _)) = work.first() else {
+        return Ok(Vec::new());
+    };
     let positions = || {
         work.iter()
             .flat_map(|(_, positions)| positions.iter().copied())
     };
-    let cells_len = positions().map(|pos| round.prepared[pos].cells).sum();
     // The cells go straight into the request frame, in the order the actions announce them.
     let write_cells = |out: &mut bytes::BytesMut| {
         for pos in positions() {
@@ -515,19 +515,32 @@ async fn send_multi(
             }
         }
     };
-    let frame = core
-        .pool
-        .call_with(
-            server,
-            Service::Client,
-            "Multi",
-            meta,
-            &request,
-            cells_len,
-            write_cells,
-            timeout,
-        )
-        .await?;
+    let call = RegionCall {
+        table: &first.table,
+        row: &first.start,
+        service: Service::Client,
+        method: "Multi",
+        kind: Kind::Other,
+        meta,
+        profile: round.profile,
+        request: |_: &RegionLocation| {
+            MultiRequestView::new(round.actions, round.prepared, work, core.nonce_group)
+        },
+        cells: Cells {
+            len: positions().map(|pos| round.prepared[pos].cells).sum(),
+            write: &write_cells,
+        },
+        parse: |frame| multi_outcomes(round, work, frame),
+    };
+    core.exchange(&call, first, round.deadline).await
+}
+
+/// The per-action outcomes of one Multi's answer.
+fn multi_outcomes(
+    round: &Round<'_>,
+    work: &ServerWork,
+    frame: hbclient_proto::frame::ResponseFrame,
+) -> Result<ActionOutcomes> {
     let response: pb::MultiResponse = frame.body("MultiResponse")?;
     if response.region_action_result.len() != work.len() {
         return Err(Error::protocol(format!(

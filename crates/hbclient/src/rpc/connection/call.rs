@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use hbclient_proto::compress::Compressor;
 use hbclient_proto::frame::{self, ResponseFrame};
 use prost::Message;
@@ -21,7 +21,7 @@ use tokio::time::Instant;
 
 use super::{compress, remote_error, request_header, CallIds, Cancel, Outgoing, RpcConnection};
 use crate::error::{Error, ErrorKind, Result};
-use crate::request::CallMeta;
+use crate::rpc::{Cells, Head};
 use crate::spent::{self, Phase};
 
 /// A call's request, encoded into its frame: it can go to any connection of the pool (they all
@@ -34,28 +34,30 @@ pub(crate) struct Request {
 }
 
 impl Request {
-    /// Encodes the request of a call to `method`: the header (with `meta`'s priority and
-    /// attributes, and `timeout` as the server-side deadline), `param`, and the cellblock that
-    /// `cells` writes (`cells_len` bytes) straight into the frame, compressed with `compressor`.
-    #[allow(clippy::too_many_arguments)]
+    /// Encodes the request of a call: the header (`head`'s method, priority and attributes, and
+    /// its timeout as the server-side deadline), `param`, and the cellblock that `cells` writes
+    /// straight into the frame, compressed with `compressor`.
     pub(crate) fn encode(
         ids: &CallIds,
         compressor: Option<Compressor>,
-        method: &'static str,
-        meta: &CallMeta,
+        head: &Head<'_>,
         param: &impl Message,
-        cells_len: usize,
-        cells: impl FnOnce(&mut BytesMut),
-        timeout: Duration,
+        cells: Cells<'_>,
     ) -> Request {
+        let Head {
+            method,
+            meta,
+            timeout,
+            ..
+        } = *head;
         let id = ids.next();
         let header = request_header(id, method, meta, timeout);
         let frame = match compressor {
-            Some(compressor) if cells_len > 0 => {
-                let packed = compress::request_cells(compressor, cells_len, cells);
+            Some(compressor) if cells.len > 0 => {
+                let packed = compress::request_cells(compressor, cells.len, cells.write);
                 frame::encode_request(header, param, &packed)
             }
-            _ => frame::encode_request_with(header, param, cells_len, cells),
+            _ => frame::encode_request_with(header, param, cells.len, cells.write),
         };
         Request {
             id,

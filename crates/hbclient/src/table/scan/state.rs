@@ -14,11 +14,12 @@ use tokio::sync::mpsc;
 use super::metrics::SharedMetrics;
 use super::{Scan, ScanItem};
 use crate::codec::scan_results;
+use crate::engine::{Kind, RegionCall};
 use crate::error::{Error, Result};
 use crate::locate::{RegionLocation, Want};
 use crate::request::CallMeta;
 use crate::retry::Deadline;
-use crate::rpc::Service;
+use crate::rpc::{Cells, Head, Service};
 use crate::shared::Core;
 use crate::table::timeline::{self, Consistency};
 use crate::table::RowResult;
@@ -233,15 +234,13 @@ pub(crate) fn close_later(core: &Arc<Core>, meta: &CallMeta, open: Open) {
             ..Default::default()
         };
         let timeout = core.config.rpc_timeout.min(CLOSE_WITHIN);
-        let closing = core.pool.call(
-            &open.loc.server,
-            Service::Client,
-            "Scan",
-            &meta,
-            &request,
-            &[],
+        let head = Head {
+            service: Service::Client,
+            method: "Scan",
+            meta: &meta,
             timeout,
-        );
+        };
+        let closing = core.pool.call(&open.loc.server, &head, &request);
         let _ = tokio::time::timeout(timeout, closing).await;
     });
 }
@@ -256,26 +255,20 @@ pub(crate) async fn open_or_next(
     request: &pb::ScanRequest,
     deadline: Deadline,
 ) -> Result<hbclient_proto::frame::ResponseFrame> {
-    let timeout = deadline.rpc_timeout(core.config.read_rpc_timeout())?;
-    match core
-        .pool
-        .call(
-            &loc.server,
-            Service::Client,
-            "Scan",
-            meta,
-            request,
-            &[],
-            timeout,
-        )
-        .await
-    {
-        Ok(frame) => {
-            core.locator.confirm(loc);
-            Ok(frame)
-        }
-        Err(e) => Err(core.after_region_error(table, loc, e, deadline).await),
-    }
+    let call = RegionCall {
+        table,
+        row: &loc.start,
+        service: Service::Client,
+        method: "Scan",
+        kind: Kind::Read,
+        meta,
+        profile: &core.profile,
+        // One attempt, so one clone: the request is already built for `loc`.
+        request: |_: &RegionLocation| request.clone(),
+        cells: Cells::NONE,
+        parse: Ok,
+    };
+    core.call_at(&call, loc, 0, deadline).await
 }
 
 /// Errors after which the scan continues with a fresh scanner from where it was.
@@ -521,17 +514,15 @@ impl ScanState {
         };
         let period = self.core.scanner_timeout(&self.table) / 2;
         let timeout = self.core.config.rpc_timeout.min(period);
+        let head = Head {
+            service: Service::Client,
+            method: "Scan",
+            meta: &self.meta,
+            timeout,
+        };
         self.core
             .pool
-            .call(
-                &open.loc.server,
-                Service::Client,
-                "Scan",
-                &self.meta,
-                &request,
-                &[],
-                timeout,
-            )
+            .call(&open.loc.server, &head, &request)
             .await
             .is_ok()
     }
