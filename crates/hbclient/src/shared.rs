@@ -16,7 +16,7 @@ use prost::Message;
 
 use crate::config::Config;
 use crate::engine::{Profile, RegionCall};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, Step};
 use crate::locate::{LocateContext, Locator, RegionLocation, Registry};
 use crate::metrics::Metrics;
 use crate::request::CallMeta;
@@ -158,6 +158,7 @@ impl Core {
         self.locator
             .locate(&self.locate_ctx(), table, row, deadline)
             .await
+            .map_err(|e| e.at_step(Step::Locate))
     }
 
     /// The location of the wanted region (for scans stepping across regions).
@@ -170,6 +171,7 @@ impl Core {
         self.locator
             .locate_for(&self.locate_ctx(), table, want, deadline)
             .await
+            .map_err(|e| e.at_step(Step::Locate))
     }
 
     /// Runs `call` as a whole operation: located, attempted, relocated and retried within the
@@ -292,7 +294,9 @@ impl Core {
             .pool
             .call_with(&loc.server, &head, &(call.request)(loc), call.cells);
         // A combinator, not an `async` block: that would keep the sent call twice.
-        Either::Left(sent.map(move |answer| answer.and_then(&call.parse)))
+        Either::Left(sent.map(move |answer| {
+            answer.and_then(|frame| (call.parse)(frame).map_err(|e| e.with_step(Step::Decode)))
+        }))
     }
 
     /// Corrects the cache after a failed region call and turns "region not served" of a disabled
@@ -314,6 +318,7 @@ impl Core {
         }
         e.with_context("table", table.to_string())
             .with_context("region", String::from_utf8_lossy(&loc.name).into_owned())
+            .with_context("server", loc.server.clone())
     }
 
     /// TableNotEnabled when `e` is "region not served" and the master says the table is disabled.

@@ -14,7 +14,7 @@ use super::connection::{Call, CallIds, Common, ConnectSpec, Request, RpcConnecti
 use super::transport::Layers;
 use super::{Cells, Head, Service};
 use crate::config::Config;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, Step};
 use crate::metrics::Metrics;
 
 /// After a failed connect, callers get the same error without trying again for this long,
@@ -247,7 +247,9 @@ impl RpcPool {
             Ok(Picked::Live(conn)) => Either::Left(conn.send(request)),
             Ok(Picked::Dead(slot, i)) => Either::Right(Box::pin(async move {
                 let connect = self.connect_entry(&slot.entries[i], addr, service);
-                let conn = crate::spent::measure(crate::spent::Phase::Connecting, connect).await?;
+                let conn = crate::spent::measure(crate::spent::Phase::Connecting, connect)
+                    .await
+                    .map_err(|e| e.with_step(Step::Connect).with_context("server", addr))?;
                 conn.send(request).await
             })),
             Err(e) => Either::Right(Box::pin(std::future::ready(Err(e)))),

@@ -17,7 +17,7 @@ use crate::engine::{Kind, Profile, RegionCall};
 use crate::error::{Error, RemoteError, Result};
 use crate::locate::RegionLocation;
 use crate::request::CallMeta;
-use crate::retry::{pause_time, Deadline};
+use crate::retry::Deadline;
 use crate::rpc::{Cells, Service};
 use crate::shared::Core;
 use crate::table::ops::{Append, Delete, Get, Increment, Mutation, MutationCore, Put};
@@ -233,11 +233,9 @@ impl AsyncTable {
         actions: &[Action],
         deadline: crate::retry::Deadline,
     ) -> Vec<Result<BatchOutcome>> {
-        let (results, spent) = crate::spent::tally(self.batch_rounds(actions, deadline)).await;
+        // Each action's final error gets its tries and the tally so far (`spent::finish`).
+        let (results, _) = crate::spent::tally(self.batch_rounds(actions, deadline)).await;
         results
-            .into_iter()
-            .map(|r| r.map_err(|e| spent.explain(e)))
-            .collect()
     }
 
     /// The rounds of a batch: locate, send per server, retry what failed retriably.
@@ -301,7 +299,7 @@ impl AsyncTable {
                         }
                     },
                     Err(e) if e.is_retriable() => retry.push((pos, e)),
-                    Err(e) => results[prepared[pos].index] = Some(Err(e)),
+                    Err(e) => results[prepared[pos].index] = Some(Err(ended(e, tries))),
                 }
             }
             let mut groups: HashMap<String, ServerWork> = HashMap::new();
@@ -334,7 +332,7 @@ impl AsyncTable {
                                     core.locator.on_error(&loc, &e, &core.pool);
                                     retry.push((pos, e));
                                 }
-                                Err(e) => results[prepared[pos].index] = Some(Err(e)),
+                                Err(e) => results[prepared[pos].index] = Some(Err(ended(e, tries))),
                             }
                         }
                     }
@@ -345,7 +343,8 @@ impl AsyncTable {
                                 if e.is_retriable() {
                                     retry.push((pos, e.clone()));
                                 } else {
-                                    results[prepared[pos].index] = Some(Err(e.clone()));
+                                    results[prepared[pos].index] =
+                                        Some(Err(ended(e.clone(), tries)));
                                 }
                             }
                         }
@@ -365,26 +364,28 @@ impl AsyncTable {
                 let disabled = Box::pin(core.disabled_error(self.name(), e, deadline)).await;
                 if let Some(disabled) = disabled {
                     for (pos, _) in retry {
-                        results[prepared[pos].index] = Some(Err(disabled.clone()));
+                        results[prepared[pos].index] = Some(Err(ended(disabled.clone(), tries)));
                     }
                     break;
                 }
             }
-            // The overloaded pause when any server said it is overloaded.
-            let pause = retry
+            // The retry decision of single calls, for the error that asks for the longest pause
+            // (an overloaded server's); every error here is retriable.
+            let policy = self.profile().retry;
+            let worst = retry
                 .iter()
-                .map(|(_, e)| core.policy().pause_after(tries, e))
-                .max()
-                .unwrap_or_else(|| pause_time(core.config.pause, tries));
-            if tries >= core.config.retries || pause >= deadline.remaining() {
+                .map(|(_, e)| e)
+                .find(|e| e.remote_error().is_some_and(|r| r.server_overloaded))
+                .unwrap_or(&retry[0].1);
+            let Some(pause) = policy.next_pause(tries, worst, deadline) else {
                 for (pos, e) in retry {
-                    results[prepared[pos].index] =
-                        Some(Err(e.with_context("attempts", (tries + 1).to_string())));
+                    let e = policy.give_up(tries, e);
+                    results[prepared[pos].index] = Some(Err(ended(e, tries)));
                 }
                 break;
-            }
+            };
             core.count_retry();
-            crate::spent::measure(crate::spent::Phase::BackingOff, tokio::time::sleep(pause)).await;
+            crate::spent::back_off(pause).await;
             tries += 1;
             pending = retry.into_iter().map(|(pos, _)| pos).collect();
         }
@@ -430,6 +431,22 @@ impl AsyncTable {
             .collect()
             .await
     }
+}
+
+/// An exception a Multi answered for an action (or a whole region) at `loc`, naming where it
+/// happened as a single call's error does.
+fn action_error(e: &pb::NameBytesPair, loc: &RegionLocation) -> Error {
+    name_bytes_error(e)
+        .with_step(crate::error::Step::Wait)
+        .with_context("table", loc.table.to_string())
+        .with_context("region", String::from_utf8_lossy(&loc.name).into_owned())
+        .with_context("server", loc.server.clone())
+}
+
+/// `e` as an action's final error in round `tries` (0-based): with its attempts, the pauses so
+/// far and where the batch's time went.
+fn ended(e: Error, tries: u32) -> Error {
+    crate::spent::finish(e, tries + 1)
 }
 
 /// Splits one server's work into pieces of at most `max_rows` actions and `max_bytes` mutation
@@ -553,7 +570,7 @@ fn multi_outcomes(
     let mut out = Vec::with_capacity(work.iter().map(|(_, p)| p.len()).sum());
     for ((loc, positions), region_result) in work.iter().zip(&response.region_action_result) {
         if let Some(e) = &region_result.exception {
-            let error = name_bytes_error(e);
+            let error = action_error(e, loc);
             for &pos in positions {
                 out.push((pos, Err(error.clone()), loc.clone()));
             }
@@ -567,7 +584,7 @@ fn multi_outcomes(
                 ));
             };
             let outcome = match (&roe.exception, &roe.result) {
-                (Some(e), _) => Err(name_bytes_error(e)),
+                (Some(e), _) => Err(action_error(e, loc)),
                 (None, result) => {
                     let cells = match result {
                         Some(r) => result_cells(r, &mut reader)?,

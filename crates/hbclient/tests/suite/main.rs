@@ -9,6 +9,7 @@ mod attributes;
 mod basics;
 mod batch;
 mod blocking;
+mod causes;
 mod compression;
 mod concurrency;
 mod dead_peers;

@@ -20,7 +20,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::{compress, remote_error, request_header, CallIds, Cancel, Outgoing, RpcConnection};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, Step};
 use crate::rpc::{Cells, Head};
 use crate::spent::{self, Phase};
 
@@ -194,6 +194,13 @@ impl Call {
         self.on_server = Some(spent::Timer::start(Phase::OnServer));
     }
 
+    /// `e` naming this call's server and the step it failed at (unless a lower layer named
+    /// one).
+    fn failed(&self, e: Error, step: Step) -> Error {
+        e.with_step(step)
+            .with_context("server", self.conn.spec.addr.clone())
+    }
+
     /// The caller's view of the router's answer.
     fn finish(
         &self,
@@ -244,7 +251,7 @@ impl Future for Call {
                             this.on_air();
                             this.state = State::Sent(answer);
                         }
-                        Err(e) => return Poll::Ready(Err(e)),
+                        Err(e) => return Poll::Ready(Err(this.failed(e, Step::Send))),
                     }
                 }
                 State::Sent(answer) => {
@@ -257,13 +264,14 @@ impl Future for Call {
                     this.armed = false;
                     this.on_server = None;
                     this.state = State::Done;
-                    return Poll::Ready(this.finish(answer));
+                    let answer = this.finish(answer);
+                    return Poll::Ready(answer.map_err(|e| this.failed(e, Step::Wait)));
                 }
                 State::Failed(_) => {
                     let State::Failed(e) = std::mem::replace(&mut this.state, State::Done) else {
                         unreachable!("matched above")
                     };
-                    return Poll::Ready(Err(e));
+                    return Poll::Ready(Err(this.failed(e, Step::Send)));
                 }
                 State::Done => panic!("rpc call polled after it finished"),
             }

@@ -310,8 +310,17 @@ impl ScanState {
         self.done
     }
 
-    /// The next rows or cursor (possibly none while the scan is not done).
+    /// The next rows or cursor (possibly none while the scan is not done). The RPCs and
+    /// pauses of one batch are tallied as one operation: a final error says how many attempts
+    /// the batch made, the pauses between them and where its time went.
     pub(super) async fn next_batch(&mut self, deadline: Deadline) -> Result<Vec<ScanItem>> {
+        let spent = Arc::new(crate::spent::Spent::default());
+        let fetched = crate::spent::scope(spent.clone(), self.next_batch_untallied(deadline)).await;
+        fetched.map_err(|e| spent.finish(e, self.tries + 1))
+    }
+
+    /// [`ScanState::next_batch`] outside its tally.
+    async fn next_batch_untallied(&mut self, deadline: Deadline) -> Result<Vec<ScanItem>> {
         loop {
             if self.done {
                 return Ok(Vec::new());
@@ -334,14 +343,17 @@ impl ScanState {
                         }
                     }
                     self.rows.drop_partial();
-                    let pause = self.core.policy().pause_after(self.tries, &e);
-                    if self.tries >= self.core.config.retries || pause >= deadline.remaining() {
+                    // The retry decision of single calls; a scanner the server lost is
+                    // reopened like a retriable failure.
+                    let policy = self.core.policy();
+                    let Some(pause) = policy.pause_within(self.tries, &e, deadline) else {
+                        let e = policy.give_up_within(self.tries, e);
                         return Err(e.with_context("table", self.table.to_string()));
-                    }
+                    };
                     self.tries += 1;
                     self.core.count_retry();
                     self.metrics.update(|m| m.rpc_retries += 1);
-                    tokio::time::sleep(pause).await;
+                    crate::spent::back_off(pause).await;
                 }
                 Err(e) => return Err(e.with_context("table", self.table.to_string())),
             }
