@@ -63,5 +63,5 @@ pub use table::{
     Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Consistency,
     Delete, Durability, Filter, Get, Increment, ListOp, MergeOrder, Mutation, ParallelScan,
     ParallelScanner, Put, RowMutations, RowResult, Scan, ScanItem, ScanItems, ScanMetrics,
-    ScanMetricsReader, Scanner,
+    ScanMetricsReader, Scanner, TableBuilder,
 };

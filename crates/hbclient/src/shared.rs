@@ -94,12 +94,6 @@ impl Core {
         Deadline::after(self.config.operation_timeout)
     }
 
-    /// The deadline of one operation on `table`: system tables (the `hbase` namespace) have a
-    /// clock of their own, `hbase.client.meta.operation.timeout`, as in HBase's client.
-    pub(crate) fn table_deadline(&self, table: &TableName) -> Deadline {
-        self.profile.deadline(table)
-    }
-
     /// The scanner timeout of `table`: `hbase.client.scanner.timeout.period`, or its `meta` twin
     /// for system tables. It bounds each step of a scan (opening it, or one batch of rows).
     pub(crate) fn scanner_timeout(&self, table: &TableName) -> std::time::Duration {

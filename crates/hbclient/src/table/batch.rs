@@ -201,7 +201,7 @@ impl AsyncTable {
         #[cfg(feature = "metrics")]
         let started = std::time::Instant::now();
         let outcomes = self
-            .batch_until(&actions, self.core().table_deadline(self.name()))
+            .batch_until(&actions, self.profile().deadline(self.name()))
             .instrument(span.clone())
             .await;
         // The operation failed as a whole only if every action failed (OpenTelemetry's rule for

@@ -1,6 +1,7 @@
 //! `AsyncTable`: reads and writes of one table.
 
 mod batch;
+mod builder;
 pub(crate) mod check;
 mod columns;
 pub(crate) mod filter;
@@ -20,6 +21,7 @@ use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 
 pub use batch::{Action, BatchOutcome};
+pub use builder::TableBuilder;
 pub use check::{CheckAndMutate, CheckBuilder, RowMutations};
 pub use filter::{CompareOp, Filter, ListOp};
 pub use ops::{Append, Delete, Durability, Get, Increment, Mutation, Put};
@@ -48,6 +50,9 @@ pub struct AsyncTable {
     name: TableName,
     /// Sent in the header of every RPC this handle makes (HBase 2.6 request attributes).
     request_attributes: Arc<Attributes>,
+    /// Timeouts and retries of every operation of this handle (the connection's, unless it
+    /// was built with overrides: [`TableBuilder`]).
+    profile: Profile,
 }
 
 impl std::fmt::Debug for AsyncTable {
@@ -126,6 +131,7 @@ fn response_cells(
 impl AsyncTable {
     pub(crate) fn new(core: Arc<Core>, name: TableName) -> AsyncTable {
         AsyncTable {
+            profile: core.profile,
             core,
             name,
             request_attributes: Arc::default(),
@@ -530,7 +536,7 @@ impl AsyncTable {
 
     /// The timeouts and retries of this handle's operations.
     pub(crate) fn profile(&self) -> &Profile {
-        &self.core.profile
+        &self.profile
     }
 
     /// A get-shaped read of `row` (a Get RPC, no cellblock).

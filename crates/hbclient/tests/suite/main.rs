@@ -22,5 +22,6 @@ mod replicas;
 mod scan;
 mod scan_flow;
 mod security;
+mod table_builder;
 mod telemetry;
 mod tls;

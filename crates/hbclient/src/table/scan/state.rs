@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use super::metrics::SharedMetrics;
 use super::{Scan, ScanItem};
 use crate::codec::scan_results;
-use crate::engine::{Kind, RegionCall};
+use crate::engine::{Kind, Profile, RegionCall};
 use crate::error::{Error, Result};
 use crate::locate::{RegionLocation, Want};
 use crate::request::CallMeta;
@@ -22,7 +22,7 @@ use crate::retry::Deadline;
 use crate::rpc::{Cells, Head, Service};
 use crate::shared::Core;
 use crate::table::timeline::{self, Consistency};
-use crate::table::RowResult;
+use crate::table::{AsyncTable, RowResult};
 
 /// Where the next region scanner starts.
 #[derive(Debug, Clone)]
@@ -200,6 +200,8 @@ pub(super) struct ScanState {
     pub(super) table: TableName,
     /// Priority and request attributes of every call of the scan.
     pub(super) meta: CallMeta,
+    /// Timeouts and retries of the table handle the scan came from.
+    profile: Profile,
     pub(super) scan: Scan,
     pub(super) rows: Assembly,
     open: Option<Open>,
@@ -251,6 +253,7 @@ pub(crate) async fn open_or_next(
     core: &Core,
     table: &TableName,
     meta: &CallMeta,
+    profile: &Profile,
     loc: &Arc<RegionLocation>,
     request: &pb::ScanRequest,
     deadline: Deadline,
@@ -262,7 +265,7 @@ pub(crate) async fn open_or_next(
         method: "Scan",
         kind: Kind::Read,
         meta,
-        profile: &core.profile,
+        profile,
         // One attempt, so one clone: the request is already built for `loc`.
         request: |_: &RegionLocation| request.clone(),
         cells: Cells::NONE,
@@ -286,16 +289,16 @@ fn reopens(e: &Error) -> bool {
 
 impl ScanState {
     pub(super) fn new(
-        core: Arc<Core>,
-        table: TableName,
+        table: &AsyncTable,
         meta: CallMeta,
         scan: Scan,
         metrics: SharedMetrics,
     ) -> ScanState {
         ScanState {
-            core,
-            table,
+            core: table.core().clone(),
+            table: table.name().clone(),
             meta,
+            profile: *table.profile(),
             rows: Assembly::new(&scan),
             scan,
             open: None,
@@ -345,7 +348,7 @@ impl ScanState {
                     self.rows.drop_partial();
                     // The retry decision of single calls; a scanner the server lost is
                     // reopened like a retriable failure.
-                    let policy = self.core.policy();
+                    let policy = self.profile.retry;
                     let Some(pause) = policy.pause_within(self.tries, &e, deadline) else {
                         let e = policy.give_up_within(self.tries, e);
                         return Err(e.with_context("table", self.table.to_string()));
@@ -409,10 +412,11 @@ impl ScanState {
             && self.scan.consistency == Consistency::Timeline
             && !loc.replicas.is_empty();
         let (loc, frame) = if replicated {
-            timeline::open_scanner(&core, &self.table, &self.meta, loc, request, deadline).await?
+            let (table, meta, profile) = (&self.table, &self.meta, self.profile);
+            timeline::open_scanner(&core, table, meta, profile, loc, request, deadline).await?
         } else {
-            let frame =
-                open_or_next(&core, &self.table, &self.meta, &loc, &request, deadline).await?;
+            let (table, meta, profile) = (&self.table, &self.meta, &self.profile);
+            let frame = open_or_next(&core, table, meta, profile, &loc, &request, deadline).await?;
             (loc, frame)
         };
         let response: pb::ScanResponse = frame.body("ScanResponse")?;
