@@ -31,17 +31,12 @@ mod config;
 mod engine;
 mod error;
 pub mod guide;
-mod hedge;
 mod locate;
 mod metrics;
 mod mutator;
-mod request;
-mod retry;
 mod rpc;
 mod security;
-mod shared;
 mod slow_log;
-mod spent;
 mod table;
 mod telemetry;
 mod tls;
@@ -59,6 +54,10 @@ pub use mutator::{
 };
 pub use request::{priority, Attributes};
 pub use slow_log::{SlowLogEntry, SlowLogKind};
+
+// The crate-internal paths the modules use: the engine's parts, and the RPC layer's tally.
+use engine::{core as shared, hedge, request, retry};
+use rpc::tally as spent;
 pub use table::{
     Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Consistency,
     Delete, Durability, Filter, Get, Increment, ListOp, MergeOrder, Mutation, ParallelScan,

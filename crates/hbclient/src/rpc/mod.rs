@@ -2,8 +2,10 @@
 //! It knows frames and sockets, nothing about tables or regions.
 
 mod connection;
+pub(crate) mod meta;
 mod outbound;
 mod pool;
+pub(crate) mod tally;
 pub(crate) mod transport;
 
 pub(crate) use outbound::{Cells, Head};

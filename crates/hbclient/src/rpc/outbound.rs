@@ -7,7 +7,7 @@ use std::time::Duration;
 use bytes::BytesMut;
 
 use super::Service;
-use crate::request::CallMeta;
+use crate::rpc::meta::CallMeta;
 
 /// The caller's part of one call's request header.
 #[derive(Clone, Copy)]

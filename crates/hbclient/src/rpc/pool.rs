@@ -247,7 +247,7 @@ impl RpcPool {
             Ok(Picked::Live(conn)) => Either::Left(conn.send(request)),
             Ok(Picked::Dead(slot, i)) => Either::Right(Box::pin(async move {
                 let connect = self.connect_entry(&slot.entries[i], addr, service);
-                let conn = crate::spent::measure(crate::spent::Phase::Connecting, connect)
+                let conn = super::tally::measure(super::tally::Phase::Connecting, connect)
                     .await
                     .map_err(|e| e.with_step(Step::Connect).with_context("server", addr))?;
                 conn.send(request).await

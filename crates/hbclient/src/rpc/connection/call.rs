@@ -21,8 +21,8 @@ use tokio::time::Instant;
 
 use super::{compress, remote_error, request_header, CallIds, Cancel, Outgoing, RpcConnection};
 use crate::error::{Error, ErrorKind, Result, Step};
+use crate::rpc::tally::{self as spent, Phase};
 use crate::rpc::{Cells, Head};
-use crate::spent::{self, Phase};
 
 /// A call's request, encoded into its frame: it can go to any connection of the pool (they all
 /// share the client's call ids and cellblock compressor).
