@@ -1,7 +1,7 @@
 //! One region call described as data, as gohbase's `hrpc.Call`: which table and row route it,
 //! the service and method, which RPC timeout applies, its header metadata, how to encode its
 //! request for a located region (cells written straight into the frame) and how to read the
-//! answer. `Core` (`shared.rs`) runs any of them: a single attempt at a known location
+//! answer. `Core` (`engine/core.rs`) runs any of them: a single attempt at a known location
 //! ([`Core::call_at`](crate::shared::Core::call_at)), an attempt that locates first, or the
 //! whole retrying operation ([`Core::run`](crate::shared::Core::run)). Adding an operation adds
 //! a value of this type, not a path.

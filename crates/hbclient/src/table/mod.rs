@@ -488,7 +488,7 @@ impl AsyncTable {
         self.retrying_check(conditional, &call).await
     }
 
-    /// [`AsyncTable::retrying`] for a write whose answer says whether it was applied. When
+    /// `Core::run` for a write whose answer says whether it was applied. When
     /// `conditional`, a retry that comes back "not applied" after an earlier attempt may have
     /// reached the server (it timed out or lost its connection once sent) cannot tell a failed
     /// check from its own earlier attempt having applied the mutation (HBase evaluates the check
