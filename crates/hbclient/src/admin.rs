@@ -13,10 +13,11 @@ use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 
 use crate::client::Connection;
+use crate::engine::{Kind, RegionCall};
 use crate::error::{Error, RemoteError, Result};
 use crate::request::CallMeta;
 use crate::retry::{pause_time, with_retries};
-use crate::rpc::Service;
+use crate::rpc::{Cells, Service};
 use crate::shared::Core;
 
 mod regions;
@@ -587,34 +588,19 @@ impl Admin {
         method: &'static str,
         request: impl Fn(&crate::locate::RegionLocation) -> Req,
     ) -> Result<Resp> {
-        let core = &self.core;
-        let request = &request;
-        with_retries(
-            core.policy(),
-            core.deadline(),
-            || core.count_retry(),
-            |_, deadline| async move {
-                let loc = core.locate(table, row, deadline).await?;
-                let result = core
-                    .pool
-                    .call(
-                        &loc.server,
-                        Service::Admin,
-                        method,
-                        &CallMeta::NONE,
-                        &request(&loc),
-                        &[],
-                        deadline.rpc_timeout(core.config.rpc_timeout)?,
-                    )
-                    .await
-                    .and_then(|frame| Ok(frame.body::<Resp>(method)?));
-                if let Err(e) = &result {
-                    core.locator.on_error(&loc, e, &core.pool);
-                }
-                result
-            },
-        )
-        .await
+        let call = RegionCall {
+            table,
+            row,
+            service: Service::Admin,
+            method,
+            kind: Kind::Other,
+            meta: &CallMeta::NONE,
+            profile: &self.core.profile,
+            request,
+            cells: Cells::NONE,
+            parse: |frame: hbclient_proto::frame::ResponseFrame| Ok(frame.body::<Resp>(method)?),
+        };
+        self.core.run(&call).await
     }
 
     /// Polls a procedure until it finished; its failure becomes the error.

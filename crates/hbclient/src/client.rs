@@ -86,6 +86,13 @@ impl Connection {
         Ok(AsyncTable::new(self.core.clone(), name))
     }
 
+    /// A builder for a handle to table `name` with its own operation timeout, RPC timeouts
+    /// and retries (Java's `Connection.getTableBuilder`); [`Connection::table`] is the same
+    /// with the connection's settings.
+    pub fn table_builder(&self, name: &str) -> crate::TableBuilder {
+        crate::TableBuilder::new(self.core.clone(), name)
+    }
+
     /// The cluster id read at connect time.
     pub fn cluster_id(&self) -> &str {
         self.core.cluster_id()

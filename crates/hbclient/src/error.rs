@@ -6,6 +6,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// What kind of failure an [`Error`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -35,6 +36,38 @@ pub enum ErrorKind {
     /// certificates, or the server's `AccessDeniedException`. Not retried.
     Authentication,
 }
+
+/// The step of an attempt at which a failure happened (see [`Error::step`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Step {
+    /// Finding the region's server (hbase:meta lookups, the registry).
+    Locate,
+    /// Connecting to the server (TCP, TLS, SASL, the connection header).
+    Connect,
+    /// Handing the request to the connection (it had failed, or there was no room in time).
+    Send,
+    /// Sent, waiting for the answer: the server's exception, a lost connection, a timeout.
+    Wait,
+    /// Reading the answer.
+    Decode,
+}
+
+impl Step {
+    /// A lower-case name (`locate`, `connect`, `send`, `wait`, `decode`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Locate => "locate",
+            Step::Connect => "connect",
+            Step::Send => "send",
+            Step::Wait => "wait",
+            Step::Decode => "decode",
+        }
+    }
+}
+
+/// A cause kept in an error's [`source`](std::error::Error::source) chain.
+type Source = Arc<dyn std::error::Error + Send + Sync + 'static>;
 
 /// An exception reported by an HBase server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,13 +134,28 @@ impl RemoteError {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Inner {
     kind: ErrorKind,
     message: String,
     remote: Option<RemoteError>,
     context: Vec<(&'static str, String)>,
     retriable: bool,
+    /// What this error came from: the last real failure of a retried operation, or an I/O
+    /// error.
+    source: Option<Source>,
+    /// Where in an attempt it happened.
+    step: Option<Step>,
+    /// How the operation that ended with this error went (`None` if it was not retried).
+    history: Option<Box<History>>,
+}
+
+/// The tries of the operation an error ended.
+#[derive(Debug, Clone, Default)]
+struct History {
+    tries: u32,
+    pauses: Vec<Duration>,
+    spent: String,
 }
 
 /// An hbclient error. Cheap to clone; compare with [`Error::kind`].
@@ -127,6 +175,9 @@ impl Error {
                 remote: None,
                 context: Vec::new(),
                 retriable,
+                source: None,
+                step: None,
+                history: None,
             }),
         }
     }
@@ -149,6 +200,9 @@ impl Error {
                 retriable: remote.is_retriable(),
                 remote: Some(remote),
                 context: Vec::new(),
+                source: None,
+                step: None,
+                history: None,
             }),
         }
     }
@@ -183,6 +237,9 @@ impl Error {
                 remote: Some(remote),
                 context: Vec::new(),
                 retriable: false,
+                source: None,
+                step: None,
+                history: None,
             }),
         }
     }
@@ -236,22 +293,123 @@ impl Error {
     /// Returns the error with one more context entry.
     pub fn with_context(self, key: &'static str, value: impl Into<String>) -> Error {
         let value = value.into();
-        let mut inner = match Arc::try_unwrap(self.inner) {
-            Ok(inner) => inner,
-            Err(shared) => Inner {
-                kind: shared.kind,
-                message: shared.message.clone(),
-                remote: shared.remote.clone(),
-                context: shared.context.clone(),
-                retriable: shared.retriable,
-            },
-        };
-        if !inner.context.iter().any(|(k, _)| *k == key) {
-            inner.context.push((key, value));
-        }
+        self.change(|inner| {
+            if !inner.context.iter().any(|(k, _)| *k == key) {
+                inner.context.push((key, value));
+            }
+        })
+    }
+
+    /// The error after `f` changed it (copied first if shared).
+    fn change(self, f: impl FnOnce(&mut Inner)) -> Error {
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        f(&mut inner);
         Error {
             inner: Arc::new(inner),
         }
+    }
+
+    /// A context entry's value.
+    fn context_value(&self, key: &str) -> Option<&str> {
+        self.inner
+            .context
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The server the failure happened at, when one is known (`host:port`).
+    pub fn server(&self) -> Option<&str> {
+        self.context_value("server")
+    }
+
+    /// The region the failing call was for, when there was one (its full name).
+    pub fn region(&self) -> Option<&str> {
+        self.context_value("region")
+    }
+
+    /// The step of the attempt at which this failure happened, when it happened in one.
+    pub fn step(&self) -> Option<Step> {
+        self.inner.step
+    }
+
+    /// How many attempts the operation this error ended made (`None` for an error that did
+    /// not end a retried operation).
+    pub fn tries(&self) -> Option<u32> {
+        self.inner.history.as_ref().map(|h| h.tries)
+    }
+
+    /// The pauses the operation this error ended took between its attempts, in order.
+    pub fn pauses(&self) -> &[Duration] {
+        self.inner
+            .history
+            .as_ref()
+            .map_or(&[], |h| h.pauses.as_slice())
+    }
+
+    /// Where the operation's time went (`locating 0.20 s, waiting for the server 4.81 s (last:
+    /// host:16020), backing off 0.30 s`), for an error that ended a retried operation.
+    pub fn spent(&self) -> Option<&str> {
+        self.inner.history.as_ref().map(|h| h.spent.as_str())
+    }
+
+    /// The last real failure behind this error: following [`source`](std::error::Error::source)
+    /// through the errors of this crate (a timeout or exhausted retries name the failure of
+    /// the last attempt that failed by itself). `self` when it has no such cause.
+    pub fn cause(&self) -> &Error {
+        let mut at = self;
+        while let Some(next) = at
+            .inner
+            .source
+            .as_deref()
+            .and_then(|s| s.downcast_ref::<Error>())
+        {
+            at = next;
+        }
+        at
+    }
+
+    /// `self` with `step` recorded, unless an inner layer recorded one already.
+    pub(crate) fn with_step(self, step: Step) -> Error {
+        if self.inner.step.is_some() {
+            return self;
+        }
+        self.change(|inner| inner.step = Some(step))
+    }
+
+    /// `self` with `step` recorded over whatever an inner layer recorded (a failed lookup is
+    /// a failure of the locate step, whichever step of the lookup's own RPC failed).
+    pub(crate) fn at_step(self, step: Step) -> Error {
+        if self.inner.step == Some(step) {
+            return self;
+        }
+        self.change(|inner| inner.step = Some(step))
+    }
+
+    /// `self` with `source` as its cause.
+    pub(crate) fn with_source(
+        self,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Error {
+        self.change(|inner| inner.source = Some(Arc::new(source)))
+    }
+
+    /// A [`ErrorKind::Connection`] error caused by an I/O error, which stays reachable as the
+    /// error's [`source`](std::error::Error::source).
+    pub(crate) fn io(message: impl Into<String>, io: std::io::Error) -> Error {
+        Error::connection(message).with_source(io)
+    }
+
+    /// `self` as the end of an operation: how many attempts it made, the pauses between them
+    /// and where its time went.
+    pub(crate) fn with_history(self, tries: u32, pauses: Vec<Duration>, spent: String) -> Error {
+        self.change(|inner| {
+            inner.history = Some(Box::new(History {
+                tries,
+                pauses,
+                spent,
+            }))
+        })
     }
 }
 
@@ -272,11 +430,20 @@ impl fmt::Debug for Error {
             .field("message", &self.inner.message)
             .field("remote", &self.inner.remote)
             .field("context", &self.inner.context)
+            .field("step", &self.inner.step)
+            .field("source", &self.inner.source)
             .finish()
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.inner
+            .source
+            .as_deref()
+            .map(|s| s as &(dyn std::error::Error + 'static))
+    }
+}
 
 impl From<hbclient_proto::DecodeError> for Error {
     fn from(e: hbclient_proto::DecodeError) -> Error {
@@ -331,6 +498,19 @@ mod tests {
         let auth = Error::authentication("no ticket");
         assert_eq!(auth.kind(), ErrorKind::Authentication);
         assert!(!auth.is_retriable());
+    }
+
+    #[test]
+    fn io_errors_stay_in_the_source_chain() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+        let e = Error::io("cannot connect", io).with_step(Step::Connect);
+        let e = e.with_step(Step::Wait); // an outer layer does not overwrite the step
+        assert_eq!(e.step(), Some(Step::Connect));
+        let source = std::error::Error::source(&e).unwrap();
+        let io = source.downcast_ref::<std::io::Error>().unwrap();
+        assert_eq!(io.kind(), std::io::ErrorKind::ConnectionRefused);
+        assert!(std::ptr::eq(e.cause(), &e));
+        assert_eq!(e.at_step(Step::Locate).step(), Some(Step::Locate));
     }
 
     #[test]

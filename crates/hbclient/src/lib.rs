@@ -28,19 +28,15 @@ pub mod blocking;
 mod client;
 mod codec;
 mod config;
+mod engine;
 mod error;
 pub mod guide;
-mod hedge;
 mod locate;
 mod metrics;
 mod mutator;
-mod request;
-mod retry;
 mod rpc;
 mod security;
-mod shared;
 mod slow_log;
-mod spent;
 mod table;
 mod telemetry;
 mod tls;
@@ -48,7 +44,7 @@ mod tls;
 pub use admin::{Admin, FamilyDescriptor, RegionSummary, TableDescriptor};
 pub use client::Connection;
 pub use config::{Config, ConfigBuilder, Discovery, MetaReplicaMode};
-pub use error::{Error, ErrorKind, RemoteError, Result};
+pub use error::{Error, ErrorKind, RemoteError, Result, Step};
 pub use hbclient_proto::cell::{Cell, CellType, LATEST_TIMESTAMP};
 pub use hbclient_proto::compress::Compressor;
 pub use hbclient_proto::meta::TableName;
@@ -58,9 +54,13 @@ pub use mutator::{
 };
 pub use request::{priority, Attributes};
 pub use slow_log::{SlowLogEntry, SlowLogKind};
+
+// The crate-internal paths the modules use: the engine's parts, and the RPC layer's tally.
+use engine::{core as shared, hedge, request, retry};
+use rpc::tally as spent;
 pub use table::{
     Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Consistency,
     Delete, Durability, Filter, Get, Increment, ListOp, MergeOrder, Mutation, ParallelScan,
     ParallelScanner, Put, RowMutations, RowResult, Scan, ScanItem, ScanItems, ScanMetrics,
-    ScanMetricsReader, Scanner,
+    ScanMetricsReader, Scanner, TableBuilder,
 };

@@ -384,7 +384,7 @@ impl Shared {
             permits,
             bytes,
             batch,
-            deadline: self.table.core().table_deadline(self.table.name()),
+            deadline: self.table.profile().deadline(self.table.name()),
         };
         handle.spawn(send(completion));
         Some(seq)

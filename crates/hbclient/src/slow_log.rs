@@ -149,12 +149,13 @@ impl Admin {
             .pool
             .call(
                 &loc.server,
-                Service::Admin,
-                "GetLogEntries",
-                &CallMeta::NONE,
+                &crate::rpc::Head {
+                    service: Service::Admin,
+                    method: "GetLogEntries",
+                    meta: &CallMeta::NONE,
+                    timeout: core.config.rpc_timeout,
+                },
                 &log_request(kind, limit, Some(&name.to_string())),
-                &[],
-                core.config.rpc_timeout,
             )
             .await?;
         entries(frame.body("LogEntry")?)

@@ -778,15 +778,16 @@ impl Locator {
         };
         let frame = match ctx
             .pool
+            // hbase:meta is a system table: the Java client scans it at SYSTEMTABLE_QOS.
             .call(
                 meta_server,
-                Service::Client,
-                "Scan",
-                // hbase:meta is a system table: the Java client scans it at SYSTEMTABLE_QOS.
-                &META_LOOKUP,
+                &crate::rpc::Head {
+                    service: Service::Client,
+                    method: "Scan",
+                    meta: &META_LOOKUP,
+                    timeout: deadline.rpc_timeout(ctx.rpc_timeout)?,
+                },
                 &request,
-                &[],
-                deadline.rpc_timeout(ctx.rpc_timeout)?,
             )
             .await
         {

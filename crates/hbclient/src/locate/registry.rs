@@ -156,12 +156,13 @@ impl RpcRegistry {
             match pool
                 .call(
                     addr,
-                    Service::ClientMeta,
-                    method,
-                    &CallMeta::NONE,
+                    &crate::rpc::Head {
+                        service: Service::ClientMeta,
+                        method,
+                        meta: &CallMeta::NONE,
+                        timeout,
+                    },
                     &pb::GetClusterIdRequest {},
-                    &[],
-                    timeout,
                 )
                 .await
             {

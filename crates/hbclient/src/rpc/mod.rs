@@ -2,9 +2,13 @@
 //! It knows frames and sockets, nothing about tables or regions.
 
 mod connection;
+pub(crate) mod meta;
+mod outbound;
 mod pool;
+pub(crate) mod tally;
 pub(crate) mod transport;
 
+pub(crate) use outbound::{Cells, Head};
 pub(crate) use pool::RpcPool;
 
 /// The HBase service a connection is bound to (one per connection, as HBase requires).

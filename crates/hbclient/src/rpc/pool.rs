@@ -12,11 +12,10 @@ use futures::future::{BoxFuture, Either};
 
 use super::connection::{Call, CallIds, Common, ConnectSpec, Request, RpcConnection, Watchdog};
 use super::transport::Layers;
-use super::Service;
+use super::{Cells, Head, Service};
 use crate::config::Config;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, Step};
 use crate::metrics::Metrics;
-use crate::request::CallMeta;
 
 /// After a failed connect, callers get the same error without trying again for this long,
 /// doubled per further failure...
@@ -217,65 +216,40 @@ impl RpcPool {
         }
     }
 
-    /// One call on a pooled connection to `addr`; `meta` is its priority and request attributes.
-    /// The request is encoded at once (`param` and `cells` are not kept).
-    #[allow(clippy::too_many_arguments)]
+    /// One call without a cellblock on a pooled connection to `addr`. The request is encoded at
+    /// once (`param` is not kept).
     pub(crate) fn call<'a>(
         &'a self,
         addr: &'a str,
-        service: Service,
-        method: &'static str,
-        meta: &CallMeta,
+        head: &Head<'_>,
         param: &impl Message,
-        cells: &[u8],
-        timeout: std::time::Duration,
     ) -> PoolCall<'a> {
-        self.call_with(
-            addr,
-            service,
-            method,
-            meta,
-            param,
-            cells.len(),
-            |out| out.extend_from_slice(cells),
-            timeout,
-        )
+        self.call_with(addr, head, param, Cells::NONE)
     }
 
-    /// [`RpcPool::call`] with a cellblock of `cells_len` bytes that `write_cells` writes straight
-    /// into the request frame: a large batch is encoded once, into the buffer that goes to the
-    /// socket, instead of into a buffer of its own that is then copied.
+    /// [`RpcPool::call`] with a cellblock that `cells` writes straight into the request frame:
+    /// a large batch is encoded once, into the buffer that goes to the socket, instead of into a
+    /// buffer of its own that is then copied.
     ///
     /// Not an `async fn`: the request is encoded before the call waits for anything, so the
     /// caller's parameter and cells need not outlive this call, and with a live connection the
     /// future is the connection's small [`Call`]; connecting first is boxed.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn call_with<'a>(
         &'a self,
         addr: &'a str,
-        service: Service,
-        method: &'static str,
-        meta: &CallMeta,
+        head: &Head<'_>,
         param: &impl Message,
-        cells_len: usize,
-        write_cells: impl FnOnce(&mut bytes::BytesMut),
-        timeout: std::time::Duration,
+        cells: Cells<'_>,
     ) -> PoolCall<'a> {
-        let request = Request::encode(
-            &self.ids,
-            self.config.compressor,
-            method,
-            meta,
-            param,
-            cells_len,
-            write_cells,
-            timeout,
-        );
+        let request = Request::encode(&self.ids, self.config.compressor, head, param, cells);
+        let service = head.service;
         match self.pick(addr, service) {
             Ok(Picked::Live(conn)) => Either::Left(conn.send(request)),
             Ok(Picked::Dead(slot, i)) => Either::Right(Box::pin(async move {
                 let connect = self.connect_entry(&slot.entries[i], addr, service);
-                let conn = crate::spent::measure(crate::spent::Phase::Connecting, connect).await?;
+                let conn = super::tally::measure(super::tally::Phase::Connecting, connect)
+                    .await
+                    .map_err(|e| e.with_step(Step::Connect).with_context("server", addr))?;
                 conn.send(request).await
             })),
             Err(e) => Either::Right(Box::pin(std::future::ready(Err(e)))),

@@ -142,7 +142,7 @@ impl Layers {
         let tcp = tokio::time::timeout(self.connect_timeout, TcpStream::connect(addr))
             .await
             .map_err(|_| Error::timeout(format!("connecting to {addr} timed out")))?
-            .map_err(|e| Error::connection(format!("cannot connect to {addr}: {e}")))?;
+            .map_err(|e| Error::io(format!("cannot connect to {addr}: {e}"), e))?;
         tune(&tcp);
         let kerberos = self
             .kerberos

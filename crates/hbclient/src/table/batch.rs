@@ -13,11 +13,12 @@ use hbclient_proto::pb::mutation_proto::MutationType;
 use tracing::Instrument;
 
 use crate::codec::result_cells;
+use crate::engine::{Kind, Profile, RegionCall};
 use crate::error::{Error, RemoteError, Result};
 use crate::locate::RegionLocation;
 use crate::request::CallMeta;
-use crate::retry::{pause_time, Deadline};
-use crate::rpc::Service;
+use crate::retry::Deadline;
+use crate::rpc::{Cells, Service};
 use crate::shared::Core;
 use crate::table::ops::{Append, Delete, Get, Increment, Mutation, MutationCore, Put};
 use crate::table::{AsyncTable, RowResult};
@@ -177,6 +178,7 @@ type ServerWork = Vec<(Arc<RegionLocation>, Vec<usize>)>;
 /// What the pieces of one batch round share while they are sent.
 struct Round<'a> {
     core: &'a Core,
+    profile: &'a Profile,
     actions: &'a [Action],
     prepared: &'a [Prepared],
     deadline: Deadline,
@@ -199,7 +201,7 @@ impl AsyncTable {
         #[cfg(feature = "metrics")]
         let started = std::time::Instant::now();
         let outcomes = self
-            .batch_until(&actions, self.core().table_deadline(self.name()))
+            .batch_until(&actions, self.profile().deadline(self.name()))
             .instrument(span.clone())
             .await;
         // The operation failed as a whole only if every action failed (OpenTelemetry's rule for
@@ -231,11 +233,9 @@ impl AsyncTable {
         actions: &[Action],
         deadline: crate::retry::Deadline,
     ) -> Vec<Result<BatchOutcome>> {
-        let (results, spent) = crate::spent::tally(self.batch_rounds(actions, deadline)).await;
+        // Each action's final error gets its tries and the tally so far (`spent::finish`).
+        let (results, _) = crate::spent::tally(self.batch_rounds(actions, deadline)).await;
         results
-            .into_iter()
-            .map(|r| r.map_err(|e| spent.explain(e)))
-            .collect()
     }
 
     /// The rounds of a batch: locate, send per server, retry what failed retriably.
@@ -299,7 +299,7 @@ impl AsyncTable {
                         }
                     },
                     Err(e) if e.is_retriable() => retry.push((pos, e)),
-                    Err(e) => results[prepared[pos].index] = Some(Err(e)),
+                    Err(e) => results[prepared[pos].index] = Some(Err(ended(e, tries))),
                 }
             }
             let mut groups: HashMap<String, ServerWork> = HashMap::new();
@@ -311,13 +311,14 @@ impl AsyncTable {
             }
             let round = Round {
                 core: &core,
+                profile: self.profile(),
                 actions,
                 prepared: &prepared,
                 deadline,
             };
             let sends = groups
-                .into_iter()
-                .map(|(server, work)| self.send_to_server(&round, server, work));
+                .into_values()
+                .map(|work| self.send_to_server(&round, work));
             for (work, outcome) in join_all(sends).await.into_iter().flatten() {
                 match outcome {
                     Ok(per_action) => {
@@ -331,7 +332,7 @@ impl AsyncTable {
                                     core.locator.on_error(&loc, &e, &core.pool);
                                     retry.push((pos, e));
                                 }
-                                Err(e) => results[prepared[pos].index] = Some(Err(e)),
+                                Err(e) => results[prepared[pos].index] = Some(Err(ended(e, tries))),
                             }
                         }
                     }
@@ -342,7 +343,8 @@ impl AsyncTable {
                                 if e.is_retriable() {
                                     retry.push((pos, e.clone()));
                                 } else {
-                                    results[prepared[pos].index] = Some(Err(e.clone()));
+                                    results[prepared[pos].index] =
+                                        Some(Err(ended(e.clone(), tries)));
                                 }
                             }
                         }
@@ -362,26 +364,28 @@ impl AsyncTable {
                 let disabled = Box::pin(core.disabled_error(self.name(), e, deadline)).await;
                 if let Some(disabled) = disabled {
                     for (pos, _) in retry {
-                        results[prepared[pos].index] = Some(Err(disabled.clone()));
+                        results[prepared[pos].index] = Some(Err(ended(disabled.clone(), tries)));
                     }
                     break;
                 }
             }
-            // The overloaded pause when any server said it is overloaded.
-            let pause = retry
+            // The retry decision of single calls, for the error that asks for the longest pause
+            // (an overloaded server's); every error here is retriable.
+            let policy = self.profile().retry;
+            let worst = retry
                 .iter()
-                .map(|(_, e)| core.policy().pause_after(tries, e))
-                .max()
-                .unwrap_or_else(|| pause_time(core.config.pause, tries));
-            if tries >= core.config.retries || pause >= deadline.remaining() {
+                .map(|(_, e)| e)
+                .find(|e| e.remote_error().is_some_and(|r| r.server_overloaded))
+                .unwrap_or(&retry[0].1);
+            let Some(pause) = policy.next_pause(tries, worst, deadline) else {
                 for (pos, e) in retry {
-                    results[prepared[pos].index] =
-                        Some(Err(e.with_context("attempts", (tries + 1).to_string())));
+                    let e = policy.give_up(tries, e);
+                    results[prepared[pos].index] = Some(Err(ended(e, tries)));
                 }
                 break;
-            }
+            };
             core.count_retry();
-            crate::spent::measure(crate::spent::Phase::BackingOff, tokio::time::sleep(pause)).await;
+            crate::spent::back_off(pause).await;
             tries += 1;
             pending = retry.into_iter().map(|(pos, _)| pos).collect();
         }
@@ -397,7 +401,6 @@ impl AsyncTable {
     async fn send_to_server(
         &self,
         round: &Round<'_>,
-        server: String,
         work: ServerWork,
     ) -> Vec<(ServerWork, Result<ActionOutcomes>)> {
         let config = &round.core.config;
@@ -407,7 +410,6 @@ impl AsyncTable {
             config.max_request_rows,
             config.max_request_bytes,
         );
-        let server = &server;
         stream::iter(lanes(pieces))
             .map(|lane| async move {
                 let mut outcomes = Vec::with_capacity(lane.len());
@@ -419,7 +421,7 @@ impl AsyncTable {
                         .filter_map(|&pos| round.actions[round.prepared[pos].index].priority())
                         .max();
                     let meta = self.call_meta(priority);
-                    let outcome = send_multi(round, server, &meta, &piece).await;
+                    let outcome = send_multi(round, &meta, &piece).await;
                     outcomes.push((piece, outcome));
                 }
                 outcomes
@@ -429,6 +431,22 @@ impl AsyncTable {
             .collect()
             .await
     }
+}
+
+/// An exception a Multi answered for an action (or a whole region) at `loc`, naming where it
+/// happened as a single call's error does.
+fn action_error(e: &pb::NameBytesPair, loc: &RegionLocation) -> Error {
+    name_bytes_error(e)
+        .with_step(crate::error::Step::Wait)
+        .with_context("table", loc.table.to_string())
+        .with_context("region", String::from_utf8_lossy(&loc.name).into_owned())
+        .with_context("server", loc.server.clone())
+}
+
+/// `e` as an action's final error in round `tries` (0-based): with its attempts, the pauses so
+/// far and where the batch's time went.
+fn ended(e: Error, tries: u32) -> Error {
+    crate::spent::finish(e, tries + 1)
 }
 
 /// Splits one server's work into pieces of at most `max_rows` actions and `max_bytes` mutation
@@ -490,23 +508,22 @@ fn lanes(pieces: Vec<ServerWork>) -> Vec<Vec<ServerWork>> {
 /// Per-action outcomes of one Multi (by position), with the location each action was sent to.
 type ActionOutcomes = Vec<(usize, Result<BatchOutcome>, Arc<RegionLocation>)>;
 
-/// Sends one Multi to `server` and maps its answer back to positions. Each action's request
-/// part is encoded straight from the caller's action (`MultiRequestView`); the pb `index` is its
-/// position.
+/// Sends one Multi (one server's piece of a round, so every region of `work` is on the same
+/// server) and maps its answer back to positions. Each action's request part is encoded
+/// straight from the caller's action (`MultiRequestView`); the pb `index` is its position.
 async fn send_multi(
     round: &Round<'_>,
-    server: &str,
     meta: &CallMeta,
     work: &ServerWork,
 ) -> Result<ActionOutcomes> {
     let core = round.core;
-    let request = MultiRequestView::new(round.actions, round.prepared, work, core.nonce_group);
-    let timeout = round.deadline.rpc_timeout(core.config.rpc_timeout)?;
+    let Some((first, _)) = work.first() else {
+        return Ok(Vec::new());
+    };
     let positions = || {
         work.iter()
             .flat_map(|(_, positions)| positions.iter().copied())
     };
-    let cells_len = positions().map(|pos| round.prepared[pos].cells).sum();
     // The cells go straight into the request frame, in the order the actions announce them.
     let write_cells = |out: &mut bytes::BytesMut| {
         for pos in positions() {
@@ -515,19 +532,32 @@ async fn send_multi(
             }
         }
     };
-    let frame = core
-        .pool
-        .call_with(
-            server,
-            Service::Client,
-            "Multi",
-            meta,
-            &request,
-            cells_len,
-            write_cells,
-            timeout,
-        )
-        .await?;
+    let call = RegionCall {
+        table: &first.table,
+        row: &first.start,
+        service: Service::Client,
+        method: "Multi",
+        kind: Kind::Other,
+        meta,
+        profile: round.profile,
+        request: |_: &RegionLocation| {
+            MultiRequestView::new(round.actions, round.prepared, work, core.nonce_group)
+        },
+        cells: Cells {
+            len: positions().map(|pos| round.prepared[pos].cells).sum(),
+            write: &write_cells,
+        },
+        parse: |frame| multi_outcomes(round, work, frame),
+    };
+    core.exchange(&call, first, round.deadline).await
+}
+
+/// The per-action outcomes of one Multi's answer.
+fn multi_outcomes(
+    round: &Round<'_>,
+    work: &ServerWork,
+    frame: hbclient_proto::frame::ResponseFrame,
+) -> Result<ActionOutcomes> {
     let response: pb::MultiResponse = frame.body("MultiResponse")?;
     if response.region_action_result.len() != work.len() {
         return Err(Error::protocol(format!(
@@ -540,7 +570,7 @@ async fn send_multi(
     let mut out = Vec::with_capacity(work.iter().map(|(_, p)| p.len()).sum());
     for ((loc, positions), region_result) in work.iter().zip(&response.region_action_result) {
         if let Some(e) = &region_result.exception {
-            let error = name_bytes_error(e);
+            let error = action_error(e, loc);
             for &pos in positions {
                 out.push((pos, Err(error.clone()), loc.clone()));
             }
@@ -554,7 +584,7 @@ async fn send_multi(
                 ));
             };
             let outcome = match (&roe.exception, &roe.result) {
-                (Some(e), _) => Err(name_bytes_error(e)),
+                (Some(e), _) => Err(action_error(e, loc)),
                 (None, result) => {
                     let cells = match result {
                         Some(r) => result_cells(r, &mut reader)?,

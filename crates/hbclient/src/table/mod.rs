@@ -1,6 +1,7 @@
 //! `AsyncTable`: reads and writes of one table.
 
 mod batch;
+mod builder;
 pub(crate) mod check;
 mod columns;
 pub(crate) mod filter;
@@ -20,6 +21,7 @@ use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 
 pub use batch::{Action, BatchOutcome};
+pub use builder::TableBuilder;
 pub use check::{CheckAndMutate, CheckBuilder, RowMutations};
 pub use filter::{CompareOp, Filter, ListOp};
 pub use ops::{Append, Delete, Durability, Get, Increment, Mutation, Put};
@@ -31,10 +33,12 @@ pub use scan::{
 pub use timeline::Consistency;
 
 use crate::codec::result_cells;
+use crate::engine::{Kind, Profile, RegionCall};
 use crate::error::{Error, ErrorKind, Result};
 use crate::locate::RegionLocation;
 use crate::request::{Attributes, CallMeta};
 use crate::retry::with_retries;
+use crate::rpc::Service;
 use crate::shared::{Cells, Core};
 use crate::telemetry;
 use check::CheckAction;
@@ -46,6 +50,9 @@ pub struct AsyncTable {
     name: TableName,
     /// Sent in the header of every RPC this handle makes (HBase 2.6 request attributes).
     request_attributes: Arc<Attributes>,
+    /// Timeouts and retries of every operation of this handle (the connection's, unless it
+    /// was built with overrides: [`TableBuilder`]).
+    profile: Profile,
 }
 
 impl std::fmt::Debug for AsyncTable {
@@ -104,6 +111,12 @@ fn parse_get(frame: ResponseFrame) -> Result<(Vec<hbclient_proto::cell::Cell>, b
     ))
 }
 
+/// The cells a Mutate answer returns (increment and append results).
+fn parse_mutate(frame: ResponseFrame) -> Result<Vec<hbclient_proto::cell::Cell>> {
+    let response: pb::MutateResponse = frame.body("MutateResponse")?;
+    response_cells(response.result.as_ref(), frame.cellblock)
+}
+
 /// The cells of an optional `Result` whose cellblock part is in `cellblock`.
 fn response_cells(
     result: Option<&pb::Result>,
@@ -118,6 +131,7 @@ fn response_cells(
 impl AsyncTable {
     pub(crate) fn new(core: Arc<Core>, name: TableName) -> AsyncTable {
         AsyncTable {
+            profile: core.profile,
             core,
             name,
             request_attributes: Arc::default(),
@@ -170,9 +184,8 @@ impl AsyncTable {
         let read = async {
             match get.consistency {
                 Consistency::Strong => {
-                    let to = get_request(&get);
-                    self.retrying(&get.row, "Get", &meta, to, Cells::NONE, parse_get)
-                        .await
+                    let call = self.get_call(&get, &meta, get_request(&get), parse_get);
+                    self.core.run(&call).await
                 }
                 // Boxed: TIMELINE reads are rare, and racing replicas takes a large state.
                 Consistency::Timeline => Box::pin(self.timeline_get(&get, &meta)).await,
@@ -200,7 +213,7 @@ impl AsyncTable {
     ) -> Result<(Vec<hbclient_proto::cell::Cell>, bool)> {
         let row: &[u8] = &get.row;
         let core = &self.core;
-        let deadline = core.table_deadline(&self.name);
+        let deadline = self.profile().deadline(&self.name);
         // Known replicas come from the cache, or from the location a failed primary call just
         // dropped: waiting for meta (which may still name a paused primary) is what TIMELINE
         // reads avoid. Without any, the first lookup is the primary's own.
@@ -208,7 +221,8 @@ impl AsyncTable {
             Some(loc) => loc,
             None => core.locate(&self.name, row, deadline).await?,
         };
-        let primary = self.retrying(row, "Get", meta, get_request(get), Cells::NONE, parse_get);
+        let call = &self.get_call(get, meta, get_request(get), parse_get);
+        let primary = core.run(call);
         if known.replicas.is_empty() {
             return primary.await;
         }
@@ -221,7 +235,7 @@ impl AsyncTable {
                     let id = r.id;
                     let known = known.clone();
                     let read: crate::hedge::ReplicaRead<'_, _> = Box::pin(with_retries(
-                        core.policy(),
+                        call.profile.retry,
                         deadline,
                         || core.count_retry(),
                         move |attempt, deadline| {
@@ -244,18 +258,7 @@ impl AsyncTable {
                                             "region replica {id} is not assigned"
                                         ))
                                     })?;
-                                core.region_call(
-                                    &self.name,
-                                    &replica,
-                                    attempt,
-                                    deadline,
-                                    "Get",
-                                    meta,
-                                    get_request(get),
-                                    Cells::NONE,
-                                    parse_get,
-                                )
-                                .await
+                                core.call_at(call, &replica, attempt, deadline).await
                             }
                         },
                     ));
@@ -284,17 +287,11 @@ impl AsyncTable {
         get.validate()?;
         get.existence_only = true;
         let meta = self.call_meta(get.priority);
-        let exists = self.retrying(
-            &get.row,
-            "Get",
-            &meta,
-            get_request(&get),
-            Cells::NONE,
-            |frame| {
-                let response: pb::GetResponse = frame.body("GetResponse")?;
-                Ok(response.result.and_then(|r| r.exists).unwrap_or(false))
-            },
-        );
+        let call = self.get_call(&get, &meta, get_request(&get), |frame| {
+            let response: pb::GetResponse = frame.body("GetResponse")?;
+            Ok(response.result.and_then(|r| r.exists).unwrap_or(false))
+        });
+        let exists = self.core.run(&call);
         let span = telemetry::operation_span(&self.name, "GET");
         telemetry::traced(&self.name, "GET", span, exists).await
     }
@@ -357,23 +354,16 @@ impl AsyncTable {
             let group = self.core.nonce_group;
             let meta = self.call_meta(m.priority());
             let write = mutation_writer(&m);
-            let cells = telemetry::traced(
-                &self.name,
-                operation,
-                span,
-                self.retrying(
-                    m.row(),
-                    "Mutate",
-                    &meta,
-                    |loc| mutate_request(loc, &m, nonce, group, None),
-                    mutation_cells(&m, &write),
-                    |frame| {
-                        let response: pb::MutateResponse = frame.body("MutateResponse")?;
-                        response_cells(response.result.as_ref(), frame.cellblock)
-                    },
-                ),
-            )
-            .await?;
+            let call = self.write_call(
+                m.row(),
+                "Mutate",
+                &meta,
+                |loc| mutate_request(loc, &m, nonce, group, None),
+                mutation_cells(&m, &write),
+                parse_mutate,
+            );
+            let cells =
+                telemetry::traced(&self.name, operation, span, self.core.run(&call)).await?;
             Ok(RowResult::new(m.row().clone(), cells))
         }
     }
@@ -409,19 +399,19 @@ impl AsyncTable {
                 }
                 let group = self.core.nonce_group;
                 let write = mutation_writer(m);
-                self.retrying_check(
-                    true,
+                let meta = self.call_meta(m.priority());
+                let call = self.write_call(
                     &cam.row,
                     "Mutate",
-                    &self.call_meta(m.priority()),
+                    &meta,
                     |loc| mutate_request(loc, m, None, group, Some(condition.clone())),
                     mutation_cells(m, &write),
                     |frame| {
                         let response: pb::MutateResponse = frame.body("MutateResponse")?;
                         Ok(response.processed.unwrap_or(false))
                     },
-                )
-                .await
+                );
+                self.retrying_check(true, &call).await
             }
             CheckAction::Row(rm) => {
                 rm.validate(self.core.config.keyvalue_maxsize)?;
@@ -451,11 +441,11 @@ impl AsyncTable {
             len: rm.mutations.iter().map(|m| m.core().cells_len()).sum(),
             write: &write,
         };
-        self.retrying_check(
-            conditional,
+        let meta = self.call_meta(rm.max_priority());
+        let call = self.write_call(
             &rm.row,
             "Multi",
-            &self.call_meta(rm.max_priority()),
+            &meta,
             |loc| {
                 let actions = rm
                     .mutations
@@ -494,41 +484,35 @@ impl AsyncTable {
                 }
                 Ok(result.processed.or(response.processed).unwrap_or(true))
             },
-        )
-        .await
+        );
+        self.retrying_check(conditional, &call).await
     }
 
-    /// [`AsyncTable::retrying`] for a write whose answer says whether it was applied. When
+    /// `Core::run` for a write whose answer says whether it was applied. When
     /// `conditional`, a retry that comes back "not applied" after an earlier attempt may have
     /// reached the server (it timed out or lost its connection once sent) cannot tell a failed
     /// check from its own earlier attempt having applied the mutation (HBase evaluates the check
     /// again on every attempt): that answer is an error saying the outcome is unknown, never a
     /// plain `false`.
-    #[allow(clippy::too_many_arguments)]
-    async fn retrying_check<M: prost::Message>(
+    async fn retrying_check<Q, M>(
         &self,
         conditional: bool,
-        row: &[u8],
-        method: &'static str,
-        meta: &CallMeta,
-        request: impl Fn(&RegionLocation) -> M,
-        cells: Cells<'_>,
-        parse: impl Fn(ResponseFrame) -> Result<bool>,
-    ) -> Result<bool> {
+        call: &RegionCall<'_, Q, impl Fn(ResponseFrame) -> Result<bool>>,
+    ) -> Result<bool>
+    where
+        Q: Fn(&RegionLocation) -> M,
+        M: prost::Message,
+    {
         let core = &self.core;
-        let (request, parse) = (&request, &parse);
+        let method = call.method;
         let uncertain = std::sync::atomic::AtomicBool::new(false);
         let uncertain = &uncertain;
         with_retries(
-            core.policy(),
-            core.table_deadline(&self.name),
+            call.profile.retry,
+            call.profile.deadline(call.table),
             || core.count_retry(),
             |attempt, deadline| async move {
-                let outcome = core
-                    .region_attempt(
-                        &self.name, row, attempt, deadline, method, meta, request, cells, parse,
-                    )
-                    .await;
+                let outcome = core.attempt(call, attempt, deadline).await;
                 match outcome {
                     Ok(false) if conditional && uncertain.load(Ordering::Relaxed) => {
                         Err(Error::outcome_unknown(format!(
@@ -550,31 +534,63 @@ impl AsyncTable {
         .await
     }
 
-    /// Runs one region call with retries, relocating after region errors; `parse` reads the
-    /// answer inside the attempt, so region errors it finds are retried too. Not an `async fn`
-    /// (which would keep its arguments twice): each attempt gets copies of `request` and
-    /// `parse`, closures over references.
-    #[allow(clippy::too_many_arguments)]
-    fn retrying<'a, M: prost::Message + 'a, T: 'a>(
+    /// The timeouts and retries of this handle's operations.
+    pub(crate) fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// A get-shaped read of `row` (a Get RPC, no cellblock).
+    fn get_call<'a, Q, P, M, T>(
+        &'a self,
+        get: &'a Get,
+        meta: &'a CallMeta,
+        request: Q,
+        parse: P,
+    ) -> RegionCall<'a, Q, P>
+    where
+        Q: Fn(&RegionLocation) -> M,
+        P: Fn(ResponseFrame) -> Result<T>,
+    {
+        RegionCall {
+            table: &self.name,
+            row: &get.row,
+            service: Service::Client,
+            method: "Get",
+            kind: Kind::Read,
+            meta,
+            profile: self.profile(),
+            request,
+            cells: Cells::NONE,
+            parse,
+        }
+    }
+
+    /// A write of `row` (Mutate, or an atomic row's Multi) with its cellblock.
+    fn write_call<'a, Q, P, M, T>(
         &'a self,
         row: &'a [u8],
         method: &'static str,
         meta: &'a CallMeta,
-        request: impl Fn(&RegionLocation) -> M + Copy + 'a,
+        request: Q,
         cells: Cells<'a>,
-        parse: impl Fn(ResponseFrame) -> Result<T> + Copy + 'a,
-    ) -> impl Future<Output = Result<T>> + 'a {
-        let core = &self.core;
-        with_retries(
-            core.policy(),
-            core.table_deadline(&self.name),
-            move || core.count_retry(),
-            move |attempt, deadline| {
-                core.region_attempt(
-                    &self.name, row, attempt, deadline, method, meta, request, cells, parse,
-                )
-            },
-        )
+        parse: P,
+    ) -> RegionCall<'a, Q, P>
+    where
+        Q: Fn(&RegionLocation) -> M,
+        P: Fn(ResponseFrame) -> Result<T>,
+    {
+        RegionCall {
+            table: &self.name,
+            row,
+            service: Service::Client,
+            method,
+            kind: Kind::Write,
+            meta,
+            profile: self.profile(),
+            request,
+            cells,
+            parse,
+        }
     }
 
     pub(crate) fn core(&self) -> &Arc<Core> {
@@ -627,10 +643,14 @@ mod tests {
         let m = Mutation::Put(Put::new("r").add("f", "q", "v"));
         let write = mutation_writer(&m);
         let request = |loc: &RegionLocation| mutate_request(loc, &m, None, 1, None);
-        let parse = |frame: ResponseFrame| {
-            let response: pb::MutateResponse = frame.body("MutateResponse")?;
-            response_cells(response.result.as_ref(), frame.cellblock)
-        };
+        let call = t.write_call(
+            b"r",
+            "Mutate",
+            &CallMeta::NONE,
+            request,
+            mutation_cells(&m, &write),
+            parse_mutate,
+        );
         let deadline = crate::retry::Deadline::after(std::time::Duration::from_secs(1));
         let meta = CallMeta::NONE;
         let loc = Arc::new(RegionLocation {
@@ -683,46 +703,27 @@ mod tests {
             (
                 // Boxed by the retry loop, alive while the call is in flight.
                 "put attempt",
-                std::mem::size_of_val(&t.core.region_attempt(
-                    &t.name,
-                    b"r",
-                    0,
-                    deadline,
-                    "Mutate",
-                    &meta,
-                    request,
-                    mutation_cells(&m, &write),
-                    parse,
-                )),
-                550,
-                550,
+                std::mem::size_of_val(&t.core.attempt(&call, 0, deadline)),
+                420,
+                420,
             ),
             (
                 "put region call",
-                std::mem::size_of_val(&t.core.region_call(
-                    &t.name,
-                    &loc,
-                    0,
-                    deadline,
-                    "Mutate",
-                    &meta,
-                    request,
-                    mutation_cells(&m, &write),
-                    parse,
-                )),
-                410,
-                410,
+                std::mem::size_of_val(&t.core.call_at(&call, &loc, 0, deadline)),
+                360,
+                360,
             ),
             (
                 "rpc call",
                 std::mem::size_of_val(&t.core.pool.call(
                     &loc.server,
-                    crate::rpc::Service::Client,
-                    "Mutate",
-                    &meta,
+                    &crate::rpc::Head {
+                        service: Service::Client,
+                        method: "Mutate",
+                        meta: &meta,
+                        timeout: std::time::Duration::from_secs(1),
+                    },
                     &pb::MutateRequest::default(),
-                    b"",
-                    std::time::Duration::from_secs(1),
                 )),
                 180,
                 180,

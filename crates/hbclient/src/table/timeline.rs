@@ -15,6 +15,7 @@ use hbclient_proto::frame::ResponseFrame;
 use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 
+use crate::engine::Profile;
 use crate::error::Result;
 use crate::hedge::{first_answer, ReplicaRead};
 use crate::locate::RegionLocation;
@@ -55,6 +56,7 @@ pub(crate) async fn open_scanner(
     core: &Arc<Core>,
     table: &TableName,
     meta: &CallMeta,
+    profile: Profile,
     primary: Arc<RegionLocation>,
     request: pb::ScanRequest,
     deadline: Deadline,
@@ -65,7 +67,8 @@ pub(crate) async fn open_scanner(
             let mut request = request.clone();
             request.region = Some(loc.specifier());
             Box::pin(async move {
-                let frame = open_or_next(&core, &table, &meta, &loc, &request, deadline).await?;
+                let frame =
+                    open_or_next(&core, &table, &meta, &profile, &loc, &request, deadline).await?;
                 Ok((loc, frame))
             })
         };

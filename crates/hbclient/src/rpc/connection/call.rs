@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use hbclient_proto::compress::Compressor;
 use hbclient_proto::frame::{self, ResponseFrame};
 use prost::Message;
@@ -20,9 +20,9 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::{compress, remote_error, request_header, CallIds, Cancel, Outgoing, RpcConnection};
-use crate::error::{Error, ErrorKind, Result};
-use crate::request::CallMeta;
-use crate::spent::{self, Phase};
+use crate::error::{Error, ErrorKind, Result, Step};
+use crate::rpc::tally::{self as spent, Phase};
+use crate::rpc::{Cells, Head};
 
 /// A call's request, encoded into its frame: it can go to any connection of the pool (they all
 /// share the client's call ids and cellblock compressor).
@@ -34,28 +34,30 @@ pub(crate) struct Request {
 }
 
 impl Request {
-    /// Encodes the request of a call to `method`: the header (with `meta`'s priority and
-    /// attributes, and `timeout` as the server-side deadline), `param`, and the cellblock that
-    /// `cells` writes (`cells_len` bytes) straight into the frame, compressed with `compressor`.
-    #[allow(clippy::too_many_arguments)]
+    /// Encodes the request of a call: the header (`head`'s method, priority and attributes, and
+    /// its timeout as the server-side deadline), `param`, and the cellblock that `cells` writes
+    /// straight into the frame, compressed with `compressor`.
     pub(crate) fn encode(
         ids: &CallIds,
         compressor: Option<Compressor>,
-        method: &'static str,
-        meta: &CallMeta,
+        head: &Head<'_>,
         param: &impl Message,
-        cells_len: usize,
-        cells: impl FnOnce(&mut BytesMut),
-        timeout: Duration,
+        cells: Cells<'_>,
     ) -> Request {
+        let Head {
+            method,
+            meta,
+            timeout,
+            ..
+        } = *head;
         let id = ids.next();
         let header = request_header(id, method, meta, timeout);
         let frame = match compressor {
-            Some(compressor) if cells_len > 0 => {
-                let packed = compress::request_cells(compressor, cells_len, cells);
+            Some(compressor) if cells.len > 0 => {
+                let packed = compress::request_cells(compressor, cells.len, cells.write);
                 frame::encode_request(header, param, &packed)
             }
-            _ => frame::encode_request_with(header, param, cells_len, cells),
+            _ => frame::encode_request_with(header, param, cells.len, cells.write),
         };
         Request {
             id,
@@ -192,6 +194,13 @@ impl Call {
         self.on_server = Some(spent::Timer::start(Phase::OnServer));
     }
 
+    /// `e` naming this call's server and the step it failed at (unless a lower layer named
+    /// one).
+    fn failed(&self, e: Error, step: Step) -> Error {
+        e.with_step(step)
+            .with_context("server", self.conn.spec.addr.clone())
+    }
+
     /// The caller's view of the router's answer.
     fn finish(
         &self,
@@ -242,7 +251,7 @@ impl Future for Call {
                             this.on_air();
                             this.state = State::Sent(answer);
                         }
-                        Err(e) => return Poll::Ready(Err(e)),
+                        Err(e) => return Poll::Ready(Err(this.failed(e, Step::Send))),
                     }
                 }
                 State::Sent(answer) => {
@@ -255,13 +264,14 @@ impl Future for Call {
                     this.armed = false;
                     this.on_server = None;
                     this.state = State::Done;
-                    return Poll::Ready(this.finish(answer));
+                    let answer = this.finish(answer);
+                    return Poll::Ready(answer.map_err(|e| this.failed(e, Step::Wait)));
                 }
                 State::Failed(_) => {
                     let State::Failed(e) = std::mem::replace(&mut this.state, State::Done) else {
                         unreachable!("matched above")
                     };
-                    return Poll::Ready(Err(e));
+                    return Poll::Ready(Err(this.failed(e, Step::Send)));
                 }
                 State::Done => panic!("rpc call polled after it finished"),
             }

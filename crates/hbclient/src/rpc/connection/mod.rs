@@ -32,7 +32,7 @@ use tokio::time::Instant;
 
 use crate::error::{Error, RemoteError, Result};
 use crate::metrics::Metrics;
-use crate::request::CallMeta;
+use crate::rpc::meta::CallMeta;
 use crate::rpc::transport::Layers;
 use crate::rpc::Service;
 pub(crate) use call::{Call, Request};
@@ -59,7 +59,7 @@ pub(crate) struct ConnectSpec {
     /// TCP, TLS and authentication settings shared by the client's connections.
     pub(crate) layers: Arc<Layers>,
     /// Sent once in the connection header (`ConnectionHeader.attribute`, HBase 2.6+).
-    pub(crate) attributes: Arc<crate::request::Attributes>,
+    pub(crate) attributes: Arc<crate::rpc::meta::Attributes>,
     /// Announced in the connection header; then every cellblock, both ways, is compressed.
     pub(crate) compressor: Option<Compressor>,
 }

@@ -181,7 +181,7 @@ impl Router {
                 Event::Call(None) => return None,
                 Event::Call(Some(call)) => self.take(w, call).await,
                 Event::Wrote(Err(e)) => {
-                    let failed = Error::connection(format!("write to {} failed: {e}", self.addr));
+                    let failed = Error::io(format!("write to {} failed: {e}", self.addr), e);
                     return Some(self.last_words(w, failed).await);
                 }
                 Event::Wrote(Ok(Wrote::Bytes(_))) => {
@@ -205,10 +205,7 @@ impl Router {
                     )))
                 }
                 Event::Read(Err(e)) => {
-                    return Some(Error::connection(format!(
-                        "read from {} failed: {e}",
-                        self.addr
-                    )))
+                    return Some(Error::io(format!("read from {} failed: {e}", self.addr), e))
                 }
                 Event::Read(Ok(n)) => {
                     self.metrics.bytes_received(n as u64);

@@ -148,15 +148,20 @@ async fn open(addr: SocketAddr, common: Arc<Common>) -> Arc<RpcConnection> {
 /// A call with a `len`-byte cellblock.
 async fn call(conn: &Arc<RpcConnection>, len: usize, timeout: Duration) -> Result<ResponseFrame> {
     static IDS: CallIds = CallIds(AtomicU32::new(1));
+    let head = crate::rpc::Head {
+        service: crate::rpc::Service::Client,
+        method: "Get",
+        meta: &CallMeta::NONE,
+        timeout,
+    };
+    let write = |out: &mut bytes::BytesMut| out.resize(out.len() + len, 7);
+    let cells = crate::rpc::Cells { len, write: &write };
     let request = Request::encode(
         &IDS,
         conn.spec.compressor,
-        "Get",
-        &CallMeta::NONE,
+        &head,
         &pb::GetRequest::default(),
-        len,
-        |out| out.resize(out.len() + len, 7),
-        timeout,
+        cells,
     );
     conn.send(request).await
 }
@@ -444,7 +449,7 @@ fn request_header_carries_priority_and_attributes_only_when_given() {
     assert_eq!(plain.priority, None);
     assert!(plain.attribute.is_empty());
 
-    let attributes: crate::request::Attributes = [("tenant", "a")].into_iter().collect();
+    let attributes: crate::rpc::meta::Attributes = [("tenant", "a")].into_iter().collect();
     let meta = CallMeta {
         priority: Some(200),
         attributes: Some(Arc::new(attributes)),

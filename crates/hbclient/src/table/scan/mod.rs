@@ -309,16 +309,11 @@ impl AsyncTable {
     /// Scans rows as a stream of [`RowResult`](crate::RowResult)s (use
     /// `futures::StreamExt`/`TryStreamExt`); [`Scanner::items`] adds cursor results.
     pub fn scan(&self, scan: Scan) -> Scanner {
-        let core = self.core().clone();
-        let depth = scan.prefetch.unwrap_or(core.config.scanner_prefetch_depth);
+        let depth = scan
+            .prefetch
+            .unwrap_or(self.core().config.scanner_prefetch_depth);
         let meta = self.call_meta(scan.priority);
-        let state = ScanState::new(
-            core,
-            self.name().clone(),
-            meta,
-            scan,
-            metrics::SharedMetrics::default(),
-        );
+        let state = ScanState::new(self, meta, scan, metrics::SharedMetrics::default());
         Scanner::new(state, depth)
     }
 }

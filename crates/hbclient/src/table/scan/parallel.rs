@@ -115,7 +115,7 @@ impl AsyncTable {
         options: ParallelScan,
     ) -> Result<ParallelScanner> {
         let core = self.core();
-        let deadline = core.table_deadline(self.name());
+        let deadline = self.profile().deadline(self.name());
         let (low, high, high_inclusive) = if scan.reversed {
             (&scan.stop, &scan.start, scan.include_start)
         } else {
@@ -212,10 +212,11 @@ impl ParallelScanner {
             };
             let metrics = SharedMetrics::default();
             self.metrics.push(metrics.clone());
-            let core = self.table.core().clone();
-            let depth = scan.prefetch.unwrap_or(core.config.scanner_prefetch_depth);
+            let depth = scan
+                .prefetch
+                .unwrap_or(self.table.core().config.scanner_prefetch_depth);
             let meta = self.table.call_meta(scan.priority);
-            let state = ScanState::new(core, self.table.name().clone(), meta, scan, metrics);
+            let state = ScanState::new(&self.table, meta, scan, metrics);
             let mut scanner = Scanner::new(state, depth);
             scanner.prime();
             match self.order {

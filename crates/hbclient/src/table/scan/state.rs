@@ -14,14 +14,15 @@ use tokio::sync::mpsc;
 use super::metrics::SharedMetrics;
 use super::{Scan, ScanItem};
 use crate::codec::scan_results;
+use crate::engine::{Kind, Profile, RegionCall};
 use crate::error::{Error, Result};
 use crate::locate::{RegionLocation, Want};
 use crate::request::CallMeta;
 use crate::retry::Deadline;
-use crate::rpc::Service;
+use crate::rpc::{Cells, Head, Service};
 use crate::shared::Core;
 use crate::table::timeline::{self, Consistency};
-use crate::table::RowResult;
+use crate::table::{AsyncTable, RowResult};
 
 /// Where the next region scanner starts.
 #[derive(Debug, Clone)]
@@ -199,6 +200,8 @@ pub(super) struct ScanState {
     pub(super) table: TableName,
     /// Priority and request attributes of every call of the scan.
     pub(super) meta: CallMeta,
+    /// Timeouts and retries of the table handle the scan came from.
+    profile: Profile,
     pub(super) scan: Scan,
     pub(super) rows: Assembly,
     open: Option<Open>,
@@ -233,15 +236,13 @@ pub(crate) fn close_later(core: &Arc<Core>, meta: &CallMeta, open: Open) {
             ..Default::default()
         };
         let timeout = core.config.rpc_timeout.min(CLOSE_WITHIN);
-        let closing = core.pool.call(
-            &open.loc.server,
-            Service::Client,
-            "Scan",
-            &meta,
-            &request,
-            &[],
+        let head = Head {
+            service: Service::Client,
+            method: "Scan",
+            meta: &meta,
             timeout,
-        );
+        };
+        let closing = core.pool.call(&open.loc.server, &head, &request);
         let _ = tokio::time::timeout(timeout, closing).await;
     });
 }
@@ -252,30 +253,25 @@ pub(crate) async fn open_or_next(
     core: &Core,
     table: &TableName,
     meta: &CallMeta,
+    profile: &Profile,
     loc: &Arc<RegionLocation>,
     request: &pb::ScanRequest,
     deadline: Deadline,
 ) -> Result<hbclient_proto::frame::ResponseFrame> {
-    let timeout = deadline.rpc_timeout(core.config.read_rpc_timeout())?;
-    match core
-        .pool
-        .call(
-            &loc.server,
-            Service::Client,
-            "Scan",
-            meta,
-            request,
-            &[],
-            timeout,
-        )
-        .await
-    {
-        Ok(frame) => {
-            core.locator.confirm(loc);
-            Ok(frame)
-        }
-        Err(e) => Err(core.after_region_error(table, loc, e, deadline).await),
-    }
+    let call = RegionCall {
+        table,
+        row: &loc.start,
+        service: Service::Client,
+        method: "Scan",
+        kind: Kind::Read,
+        meta,
+        profile,
+        // One attempt, so one clone: the request is already built for `loc`.
+        request: |_: &RegionLocation| request.clone(),
+        cells: Cells::NONE,
+        parse: Ok,
+    };
+    core.call_at(&call, loc, 0, deadline).await
 }
 
 /// Errors after which the scan continues with a fresh scanner from where it was.
@@ -293,16 +289,16 @@ fn reopens(e: &Error) -> bool {
 
 impl ScanState {
     pub(super) fn new(
-        core: Arc<Core>,
-        table: TableName,
+        table: &AsyncTable,
         meta: CallMeta,
         scan: Scan,
         metrics: SharedMetrics,
     ) -> ScanState {
         ScanState {
-            core,
-            table,
+            core: table.core().clone(),
+            table: table.name().clone(),
             meta,
+            profile: *table.profile(),
             rows: Assembly::new(&scan),
             scan,
             open: None,
@@ -317,8 +313,17 @@ impl ScanState {
         self.done
     }
 
-    /// The next rows or cursor (possibly none while the scan is not done).
+    /// The next rows or cursor (possibly none while the scan is not done). The RPCs and
+    /// pauses of one batch are tallied as one operation: a final error says how many attempts
+    /// the batch made, the pauses between them and where its time went.
     pub(super) async fn next_batch(&mut self, deadline: Deadline) -> Result<Vec<ScanItem>> {
+        let spent = Arc::new(crate::spent::Spent::default());
+        let fetched = crate::spent::scope(spent.clone(), self.next_batch_untallied(deadline)).await;
+        fetched.map_err(|e| spent.finish(e, self.tries + 1))
+    }
+
+    /// [`ScanState::next_batch`] outside its tally.
+    async fn next_batch_untallied(&mut self, deadline: Deadline) -> Result<Vec<ScanItem>> {
         loop {
             if self.done {
                 return Ok(Vec::new());
@@ -341,14 +346,17 @@ impl ScanState {
                         }
                     }
                     self.rows.drop_partial();
-                    let pause = self.core.policy().pause_after(self.tries, &e);
-                    if self.tries >= self.core.config.retries || pause >= deadline.remaining() {
+                    // The retry decision of single calls; a scanner the server lost is
+                    // reopened like a retriable failure.
+                    let policy = self.profile.retry;
+                    let Some(pause) = policy.pause_within(self.tries, &e, deadline) else {
+                        let e = policy.give_up_within(self.tries, e);
                         return Err(e.with_context("table", self.table.to_string()));
-                    }
+                    };
                     self.tries += 1;
                     self.core.count_retry();
                     self.metrics.update(|m| m.rpc_retries += 1);
-                    tokio::time::sleep(pause).await;
+                    crate::spent::back_off(pause).await;
                 }
                 Err(e) => return Err(e.with_context("table", self.table.to_string())),
             }
@@ -404,10 +412,11 @@ impl ScanState {
             && self.scan.consistency == Consistency::Timeline
             && !loc.replicas.is_empty();
         let (loc, frame) = if replicated {
-            timeline::open_scanner(&core, &self.table, &self.meta, loc, request, deadline).await?
+            let (table, meta, profile) = (&self.table, &self.meta, self.profile);
+            timeline::open_scanner(&core, table, meta, profile, loc, request, deadline).await?
         } else {
-            let frame =
-                open_or_next(&core, &self.table, &self.meta, &loc, &request, deadline).await?;
+            let (table, meta, profile) = (&self.table, &self.meta, &self.profile);
+            let frame = open_or_next(&core, table, meta, profile, &loc, &request, deadline).await?;
             (loc, frame)
         };
         let response: pb::ScanResponse = frame.body("ScanResponse")?;
@@ -521,17 +530,15 @@ impl ScanState {
         };
         let period = self.core.scanner_timeout(&self.table) / 2;
         let timeout = self.core.config.rpc_timeout.min(period);
+        let head = Head {
+            service: Service::Client,
+            method: "Scan",
+            meta: &self.meta,
+            timeout,
+        };
         self.core
             .pool
-            .call(
-                &open.loc.server,
-                Service::Client,
-                "Scan",
-                &self.meta,
-                &request,
-                &[],
-                timeout,
-            )
+            .call(&open.loc.server, &head, &request)
             .await
             .is_ok()
     }

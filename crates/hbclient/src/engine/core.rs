@@ -3,38 +3,27 @@
 //! nothing of the public handles (`client` and `table` both depend on it, not on each other).
 
 use std::future::Future;
+
+use futures::future::Either;
+use futures::FutureExt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use bytes::BytesMut;
 use hbclient_proto::frame::ResponseFrame;
 use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 use prost::Message;
 
 use crate::config::Config;
-use crate::error::{Error, ErrorKind, Result};
+use crate::engine::{Profile, RegionCall};
+use crate::error::{Error, ErrorKind, Result, Step};
 use crate::locate::{LocateContext, Locator, RegionLocation, Registry};
 use crate::metrics::Metrics;
 use crate::request::CallMeta;
 use crate::retry::{with_retries, Deadline, RetryPolicy};
-use crate::rpc::{RpcPool, Service};
+use crate::rpc::{Head, RpcPool, Service};
 
-/// A request's cellblock: its length and what writes it straight into the request frame (so
-/// the cells are never encoded into a buffer of their own that a call keeps while in flight).
-#[derive(Clone, Copy)]
-pub(crate) struct Cells<'a> {
-    pub(crate) len: usize,
-    pub(crate) write: &'a (dyn Fn(&mut BytesMut) + Sync),
-}
-
-impl Cells<'_> {
-    /// No cellblock.
-    pub(crate) const NONE: Cells<'static> = Cells {
-        len: 0,
-        write: &|_| {},
-    };
-}
+pub(crate) use crate::rpc::Cells;
 
 /// Whether `e` is the server saying it does not serve the region.
 fn not_serving(e: &Error) -> bool {
@@ -45,6 +34,8 @@ fn not_serving(e: &Error) -> bool {
 /// What all handles of one connection share.
 pub(crate) struct Core {
     pub(crate) config: Config,
+    /// The connection's timeouts and retries (a table handle may have its own).
+    pub(crate) profile: Profile,
     pub(crate) pool: RpcPool,
     pub(crate) registry: Registry,
     pub(crate) locator: Locator,
@@ -72,6 +63,7 @@ impl Core {
         Core {
             nonce_group: random_u64(1) | 1,
             next_nonce: AtomicU64::new(random_u64(0)),
+            profile: Profile::of(&config),
             config,
             pool,
             registry,
@@ -94,26 +86,12 @@ impl Core {
     }
 
     pub(crate) fn policy(&self) -> RetryPolicy {
-        RetryPolicy {
-            retries: self.config.retries,
-            pause: self.config.pause,
-            pause_overloaded: self.config.pause_overloaded,
-        }
+        self.profile.retry
     }
 
     /// A deadline one operation timeout from now.
     pub(crate) fn deadline(&self) -> Deadline {
         Deadline::after(self.config.operation_timeout)
-    }
-
-    /// The deadline of one operation on `table`: system tables (the `hbase` namespace) have a
-    /// clock of their own, `hbase.client.meta.operation.timeout`, as in HBase's client.
-    pub(crate) fn table_deadline(&self, table: &TableName) -> Deadline {
-        Deadline::after(if table.is_system() {
-            self.config.meta_operation_timeout()
-        } else {
-            self.config.operation_timeout
-        })
     }
 
     /// The scanner timeout of `table`: `hbase.client.scanner.timeout.period`, or its `meta` twin
@@ -174,6 +152,7 @@ impl Core {
         self.locator
             .locate(&self.locate_ctx(), table, row, deadline)
             .await
+            .map_err(|e| e.at_step(Step::Locate))
     }
 
     /// The location of the wanted region (for scans stepping across regions).
@@ -186,102 +165,132 @@ impl Core {
         self.locator
             .locate_for(&self.locate_ctx(), table, want, deadline)
             .await
+            .map_err(|e| e.at_step(Step::Locate))
     }
 
-    /// One attempt of a call to the region holding `row`, its answer read by `parse`; on any
-    /// failure (including a region error found while parsing) the location cache is corrected.
-    /// Not an `async fn`, which would keep every argument twice: the attempt is alive while
-    /// its call is in flight.
-    #[allow(clippy::too_many_arguments)]
-    #[allow(clippy::manual_async_fn)] // see above: an `async fn` keeps its arguments twice
-    pub(crate) fn region_attempt<'a, M: Message + 'a, T: 'a>(
+    /// Runs `call` as a whole operation: located, attempted, relocated and retried within the
+    /// deadline and retry policy of its profile. Not an `async fn` (which would keep its
+    /// argument twice): the retry loop's future is returned as it is.
+    pub(crate) fn run<'a, Q, P, M, T>(
         &'a self,
-        table: &'a TableName,
-        row: &'a [u8],
+        call: &'a RegionCall<'a, Q, P>,
+    ) -> impl Future<Output = Result<T>> + 'a
+    where
+        Q: Fn(&RegionLocation) -> M,
+        P: Fn(ResponseFrame) -> Result<T>,
+        M: Message,
+        T: 'a,
+    {
+        with_retries(
+            call.profile.retry,
+            call.profile.deadline(call.table),
+            move || self.count_retry(),
+            move |attempt, deadline| self.attempt(call, attempt, deadline),
+        )
+    }
+
+    /// One attempt of `call` at the region holding its row (from the cache, else looked up);
+    /// on any failure (including a region error found while parsing) the location cache is
+    /// corrected. Not an `async fn` (see [`Core::run`]): the attempt is alive while its call
+    /// is in flight.
+    #[allow(clippy::manual_async_fn)] // see above: an `async fn` keeps its arguments twice
+    pub(crate) fn attempt<'a, Q, P, M, T>(
+        &'a self,
+        call: &'a RegionCall<'a, Q, P>,
         attempt: u32,
         deadline: Deadline,
-        method: &'static str,
-        meta: &'a crate::request::CallMeta,
-        request: impl Fn(&RegionLocation) -> M + 'a,
-        cells: Cells<'a>,
-        parse: impl Fn(ResponseFrame) -> Result<T> + 'a,
-    ) -> impl Future<Output = Result<T>> + 'a {
+    ) -> impl Future<Output = Result<T>> + 'a
+    where
+        Q: Fn(&RegionLocation) -> M,
+        P: Fn(ResponseFrame) -> Result<T>,
+        M: Message,
+        T: 'a,
+    {
         async move {
-            let loc = match self.locator.cached(table, row) {
+            let loc = match self.locator.cached(call.table, call.row) {
                 Some(loc) => loc,
                 // Boxed: a cache miss is rare, and the lookup's state would otherwise be part
                 // of every attempt's future.
                 None => {
-                    let lookup = self.locate(table, row, deadline);
+                    let lookup = self.locate(call.table, call.row, deadline);
                     Box::pin(crate::spent::measure(crate::spent::Phase::Locating, lookup)).await?
                 }
             };
-            self.region_call(
-                table, &loc, attempt, deadline, method, meta, request, cells, parse,
-            )
-            .await
+            self.call_at(call, &loc, attempt, deadline).await
         }
     }
 
-    /// One call to the region (or region replica) at `loc`, its answer read by `parse`; on any
-    /// failure the location cache is corrected. The request (`request`'s parameter for the
-    /// location, and `cells`) is encoded into its frame before the call waits for anything, so
-    /// neither is kept while the call is in flight. Not an `async fn` (see
-    /// [`Core::region_attempt`]).
-    #[allow(clippy::too_many_arguments)]
+    /// One attempt of `call` at the region (or region replica) at `loc`; on any failure the
+    /// location cache is corrected. Not an `async fn` (see [`Core::attempt`]).
     #[allow(clippy::manual_async_fn)] // see above: an `async fn` keeps its arguments twice
-    pub(crate) fn region_call<'a, M: Message + 'a, T: 'a>(
+    pub(crate) fn call_at<'a, Q, P, M, T>(
         &'a self,
-        table: &'a TableName,
+        call: &'a RegionCall<'a, Q, P>,
         loc: &'a Arc<RegionLocation>,
         attempt: u32,
         deadline: Deadline,
-        method: &'static str,
-        meta: &'a crate::request::CallMeta,
-        request: impl Fn(&RegionLocation) -> M + 'a,
-        cells: Cells<'a>,
-        parse: impl Fn(ResponseFrame) -> Result<T> + 'a,
-    ) -> impl Future<Output = Result<T>> + 'a {
+    ) -> impl Future<Output = Result<T>> + 'a
+    where
+        Q: Fn(&RegionLocation) -> M,
+        P: Fn(ResponseFrame) -> Result<T>,
+        M: Message,
+        T: 'a,
+    {
         async move {
             crate::telemetry::record_server(&loc.server);
-            // HBase's client: Get reads, Mutate and atomic row writes (Multi here) write.
-            let rpc_timeout = match method {
-                "Get" | "Scan" => self.config.read_rpc_timeout(),
-                _ => self.config.write_rpc_timeout(),
-            };
-            let timeout = deadline.rpc_timeout(rpc_timeout)?;
             let span = tracing::debug_span!(
                 "attempt",
-                table = %table,
+                table = %call.table,
                 region = %String::from_utf8_lossy(&loc.name),
                 server = %loc.server,
                 attempt,
             );
             // Encoded inside the attempt's span: the request header carries its trace context.
-            let call = span.in_scope(|| {
-                self.pool.call_with(
-                    &loc.server,
-                    Service::Client,
-                    method,
-                    meta,
-                    &request(loc),
-                    cells.len,
-                    |out| (cells.write)(out),
-                    timeout,
-                )
-            });
-            let outcome = match crate::telemetry::in_span(span, call).await {
-                Ok(frame) => parse(frame),
-                Err(e) => Err(e),
-            };
-            match outcome {
+            let exchange = span.in_scope(|| self.exchange(call, loc, deadline));
+            match crate::telemetry::in_span(span, exchange).await {
                 Ok(value) => {
                     self.locator.confirm(loc);
                     Ok(value)
                 }
-                Err(e) => Err(self.after_region_error(table, loc, e, deadline).await),
+                Err(e) => Err(self.after_region_error(call.table, loc, e, deadline).await),
             }
         }
+    }
+
+    /// Sends `call`'s request for `loc` to `loc`'s server and reads the answer: no cache
+    /// correction (a Multi to a server, which spans several regions, corrects per region). The
+    /// request is encoded into its frame before anything is awaited, so neither the parameter
+    /// nor the cells are kept while the call is in flight.
+    #[allow(clippy::manual_async_fn)] // see above: an `async fn` keeps its arguments twice
+    pub(crate) fn exchange<'a, Q, P, M, T>(
+        &'a self,
+        call: &'a RegionCall<'a, Q, P>,
+        loc: &'a RegionLocation,
+        deadline: Deadline,
+    ) -> impl Future<Output = Result<T>> + 'a
+    where
+        Q: Fn(&RegionLocation) -> M,
+        P: Fn(ResponseFrame) -> Result<T>,
+        M: Message,
+        T: 'a,
+    {
+        let timeout = match deadline.rpc_timeout(call.profile.rpc_timeout(call.kind)) {
+            Ok(timeout) => timeout,
+            Err(e) => return Either::Right(std::future::ready(Err(e))),
+        };
+        let head = Head {
+            service: call.service,
+            method: call.method,
+            meta: call.meta,
+            timeout,
+        };
+        let sent = self
+            .pool
+            .call_with(&loc.server, &head, &(call.request)(loc), call.cells);
+        // A combinator, not an `async` block: that would keep the sent call twice.
+        Either::Left(sent.map(move |answer| {
+            answer.and_then(|frame| (call.parse)(frame).map_err(|e| e.with_step(Step::Decode)))
+        }))
     }
 
     /// Corrects the cache after a failed region call and turns "region not served" of a disabled
@@ -303,6 +312,7 @@ impl Core {
         }
         e.with_context("table", table.to_string())
             .with_context("region", String::from_utf8_lossy(&loc.name).into_owned())
+            .with_context("server", loc.server.clone())
     }
 
     /// TableNotEnabled when `e` is "region not served" and the master says the table is disabled.
@@ -343,20 +353,15 @@ impl Core {
         request: &impl Message,
         deadline: Deadline,
     ) -> Result<R> {
-        let timeout = deadline.rpc_timeout(self.config.rpc_timeout)?;
+        let timeout = deadline.rpc_timeout(self.profile.rpc_timeout)?;
         let master = self.registry.master(&self.pool, timeout).await?;
-        let frame = self
-            .pool
-            .call(
-                &master,
-                Service::Master,
-                method,
-                &CallMeta::NONE,
-                request,
-                &[],
-                timeout,
-            )
-            .await?;
+        let head = Head {
+            service: Service::Master,
+            method,
+            meta: &CallMeta::NONE,
+            timeout,
+        };
+        let frame = self.pool.call(&master, &head, request).await?;
         Ok(frame.body::<R>(method)?)
     }
 
@@ -384,7 +389,7 @@ mod tests {
     fn table_and_core_do_not_depend_on_the_public_handle() {
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let needle = concat!("crate::", "client");
-        let mut files = vec![src.join("shared.rs")];
+        let mut files = vec![src.join("engine/core.rs")];
         // Every file under table/, its module directories (table/scan/) included.
         let mut dirs = vec![src.join("table")];
         while let Some(dir) = dirs.pop() {

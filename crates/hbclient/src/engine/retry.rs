@@ -11,7 +11,7 @@ use std::time::Duration;
 use futures::FutureExt;
 use tokio::time::Instant;
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::spent::Spent;
 
 /// HBase's `HConstants.RETRY_BACKOFF` multipliers.
@@ -43,6 +43,15 @@ pub(crate) fn random_unit() -> f64 {
     })
 }
 
+/// The message of the error an RPC gets when its operation's deadline passed before it was
+/// sent (not a failure of its own, see [`is_deadline_passed`]).
+const DEADLINE_PASSED: &str = "operation deadline passed";
+
+/// Whether `e` only says the operation's deadline passed before an RPC was sent.
+fn is_deadline_passed(e: &Error) -> bool {
+    e.kind() == crate::error::ErrorKind::Timeout && e.cause().message() == DEADLINE_PASSED
+}
+
 /// When an operation must be finished.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Deadline {
@@ -66,7 +75,7 @@ impl Deadline {
     pub(crate) fn rpc_timeout(&self, rpc_timeout: Duration) -> Result<Duration> {
         let left = self.remaining();
         if left.is_zero() {
-            return Err(Error::timeout("operation deadline passed"));
+            return Err(Error::timeout(DEADLINE_PASSED));
         }
         Ok(rpc_timeout.min(left))
     }
@@ -94,6 +103,84 @@ impl RetryPolicy {
     }
 }
 
+impl RetryPolicy {
+    /// The one retry decision of single calls, batches and scans: the pause before retry
+    /// number `tries` (0-based) after `error`, or `None` when the operation must stop — the
+    /// error is final, the retries are spent, or the pause would run past `deadline`. The
+    /// error to return then is [`RetryPolicy::give_up`]'s.
+    pub(crate) fn next_pause(
+        &self,
+        tries: u32,
+        error: &Error,
+        deadline: Deadline,
+    ) -> Option<Duration> {
+        if !error.is_retriable() {
+            return None;
+        }
+        self.pause_within(tries, error, deadline)
+    }
+
+    /// [`RetryPolicy::next_pause`] for an error its caller recovers from although a single
+    /// call could not (a scanner the server lost: the scan reopens it): the same backoff,
+    /// retry budget and deadline.
+    pub(crate) fn pause_within(
+        &self,
+        tries: u32,
+        error: &Error,
+        deadline: Deadline,
+    ) -> Option<Duration> {
+        if tries >= self.retries {
+            return None;
+        }
+        let pause = self.pause_after(tries, error);
+        (pause < deadline.remaining()).then_some(pause)
+    }
+
+    /// The error an operation ends with when [`RetryPolicy::next_pause`] says stop after
+    /// `tries` (0-based) retries ended in `error`: a final error as it is; after the last
+    /// retry, the last error with the number of attempts; out of time, a timeout whose
+    /// [`source`](std::error::Error::source) is the last error (the last real cause).
+    pub(crate) fn give_up(&self, tries: u32, error: Error) -> Error {
+        if !error.is_retriable() {
+            return error;
+        }
+        self.give_up_within(tries, error)
+    }
+
+    /// [`RetryPolicy::give_up`] when [`RetryPolicy::pause_within`] said stop.
+    pub(crate) fn give_up_within(&self, tries: u32, error: Error) -> Error {
+        if tries >= self.retries {
+            return error.with_context("attempts", (tries + 1).to_string());
+        }
+        out_of_time(tries, Some(error), None)
+    }
+}
+
+/// The timeout of an operation whose deadline came after `tries` (0-based) retries; `last` is
+/// the last failure an attempt ran into, `server` the server it last waited on.
+pub(crate) fn out_of_time(tries: u32, last: Option<Error>, server: Option<String>) -> Error {
+    let attempts = tries + 1;
+    match last {
+        Some(last) => {
+            let e = Error::timeout(format!(
+                "operation timed out after {attempts} attempt(s); last error: {last}"
+            ));
+            let e = match last.server() {
+                Some(server) => e.with_context("server", server.to_string()),
+                None => e,
+            };
+            e.with_source(last)
+        }
+        None => {
+            let e = Error::timeout(format!("operation timed out after {attempts} attempt(s)"));
+            match server {
+                Some(server) => e.with_context("server", server),
+                None => e,
+            }
+        }
+    }
+}
+
 /// Runs `attempt` until it succeeds, fails for good, runs out of retries or out of time.
 /// `attempt` receives the attempt number (0-based) and the deadline; it is responsible for
 /// invalidating stale locations before returning a retriable error.
@@ -114,7 +201,8 @@ where
     let spent = Arc::new(Spent::until(deadline.at));
     let explain = spent.clone();
     let outcome = retry_loop(policy, deadline, on_retry, attempt, spent.clone());
-    crate::spent::scope(spent, outcome).map(move |outcome| outcome.map_err(|e| explain.explain(e)))
+    crate::spent::scope(spent, outcome)
+        .map(move |outcome| outcome.map_err(|(e, tries)| explain.finish(e, tries)))
 }
 
 /// The loop of [`with_retries`]; an `async move` block rather than an `async fn`, which would
@@ -126,13 +214,16 @@ fn retry_loop<T, F, Fut>(
     on_retry: impl Fn(),
     mut attempt: F,
     spent: Arc<Spent>,
-) -> impl Future<Output = Result<T>>
+) -> impl Future<Output = Result<T, (Error, u32)>>
 where
     F: FnMut(u32, Deadline) -> Fut,
     Fut: Future<Output = Result<T>>,
 {
     async move {
         let mut tries = 0u32;
+        // The failure of the attempt before this one: an attempt cut short by the deadline
+        // names it as the cause (a stalled attempt has none of its own).
+        let mut last: Option<Error> = None;
         loop {
             // Boxed: an attempt's future nests locating, connecting and the RPC; boxing it here keeps
             // the type of every operation future shallow, so callers that nest them deeply in their
@@ -149,33 +240,22 @@ where
                 Ok(Ok(value)) => return Ok(value),
                 Ok(Err(e)) => e,
                 Err(Elapsed) => {
-                    return Err(Error::timeout(format!(
-                        "operation timed out after {} attempt(s)",
-                        tries + 1
-                    )))
+                    let e = out_of_time(tries, last.take(), spent.last_server());
+                    return Err((e, tries + 1));
                 }
             };
-            if !error.is_retriable() {
-                return Err(error);
-            }
-            if tries >= policy.retries {
-                return Err(error.with_context("attempts", (tries + 1).to_string()));
-            }
-            let pause = policy.pause_after(tries, &error);
-            if pause >= deadline.remaining() {
-                return Err(Error::new(
-                    ErrorKind::Timeout,
-                    format!(
-                        "operation timed out after {} attempt(s); last error: {error}",
-                        tries + 1
-                    ),
-                ));
-            }
+            let Some(pause) = policy.next_pause(tries, &error, deadline) else {
+                // An attempt that found the deadline passed failed for no reason of its own:
+                // the cause is the failure before it.
+                if is_deadline_passed(&error) && last.is_some() {
+                    return Err((out_of_time(tries, last, None), tries + 1));
+                }
+                return Err((policy.give_up(tries, error), tries + 1));
+            };
             tracing::debug!(attempt = tries, ?pause, error = %error, "retrying");
             on_retry();
-            // Boxed: a timer is large, and only an operation that retries needs one.
-            let backoff = Box::pin(tokio::time::sleep(pause));
-            crate::spent::measure(crate::spent::Phase::BackingOff, backoff).await;
+            last = Some(error);
+            crate::spent::back_off(pause).await;
             tries += 1;
         }
     }
@@ -222,7 +302,62 @@ impl<A: Future> Future for Bounded<'_, A> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::{ErrorKind, Step};
     use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// An attempt cut short by the deadline has no failure of its own: the timeout names the
+    /// failure of the attempt before it (kind, step, server) as its source, and the error says
+    /// how many attempts were made and the pauses between them.
+    #[tokio::test]
+    async fn a_timeout_keeps_the_last_real_failure_as_its_source() {
+        let out: Result<()> = with_retries(
+            policy(100),
+            Deadline::after(Duration::from_millis(200)),
+            || {},
+            |n, _| async move {
+                if n == 0 {
+                    Err(Error::connection("reset")
+                        .with_step(Step::Wait)
+                        .with_context("server", "rs1:16020"))
+                } else {
+                    std::future::pending().await
+                }
+            },
+        )
+        .await;
+        let e = out.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
+        let source = std::error::Error::source(&e)
+            .and_then(|s| s.downcast_ref::<Error>())
+            .expect("the last failure is the source");
+        assert_eq!(source.kind(), ErrorKind::Connection);
+        assert_eq!(source.step(), Some(Step::Wait));
+        assert_eq!(e.cause().server(), Some("rs1:16020"));
+        assert_eq!(e.tries(), Some(2));
+        assert_eq!(e.pauses().len(), 1);
+        assert!(e.spent().is_some());
+    }
+
+    #[test]
+    fn next_pause_stops_for_final_errors_spent_retries_and_the_deadline() {
+        let far = Deadline::after(Duration::from_secs(60));
+        let p = policy(2);
+        assert!(p.next_pause(0, &Error::connection("x"), far).is_some());
+        assert!(p.next_pause(0, &Error::invalid("x"), far).is_none());
+        assert!(p.next_pause(2, &Error::connection("x"), far).is_none());
+        let near = Deadline::after(Duration::ZERO);
+        let e = Error::connection("x");
+        assert!(p.next_pause(0, &e, near).is_none());
+        let timeout = p.give_up(0, e.clone());
+        assert_eq!(timeout.kind(), ErrorKind::Timeout);
+        assert_eq!(timeout.cause().message(), "x");
+        let spent = p.give_up(2, e);
+        assert_eq!(spent.kind(), ErrorKind::Connection);
+        assert_eq!(
+            p.give_up(0, Error::invalid("y")).kind(),
+            ErrorKind::InvalidArgument
+        );
+    }
 
     #[test]
     fn backoff_follows_hbase_table() {

@@ -44,6 +44,8 @@ const PHASES: [(Phase, &str); 5] = [
 pub(crate) struct Spent {
     nanos: [AtomicU64; PHASES.len()],
     last_server: Mutex<Option<String>>,
+    /// The pauses taken between attempts, in order.
+    pauses: Mutex<Vec<Duration>>,
     /// The operation's deadline, when a retry loop runs it: RPCs inside it end by then.
     deadline: Option<tokio::time::Instant>,
     /// Set when the operation, last polled, waited on an RPC whose connection ends it by the
@@ -71,13 +73,30 @@ impl Spent {
         self.nanos[i].fetch_add(nanos, Ordering::Relaxed);
     }
 
-    /// `e` with the operation's `spent` context when it is a timeout (so a caller can tell a
-    /// slow server from a lookup storm or its own backlog); other errors as they are.
-    pub(crate) fn explain(&self, e: crate::error::Error) -> crate::error::Error {
-        match e.kind() {
-            crate::error::ErrorKind::Timeout => e.with_context("spent", self.summary()),
+    /// `e` as the end of the operation after `tries` attempts: with the pauses taken and where
+    /// the time went ([`Error::spent`](crate::Error::spent)), and the `spent` context when it
+    /// is a timeout (so a caller reading the message can tell a slow server from a lookup
+    /// storm or its own backlog).
+    pub(crate) fn finish(&self, e: crate::error::Error, tries: u32) -> crate::error::Error {
+        let summary = self.summary();
+        let pauses = self
+            .pauses
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let e = match e.kind() {
+            crate::error::ErrorKind::Timeout => e.with_context("spent", summary.clone()),
             _ => e,
-        }
+        };
+        e.with_history(tries, pauses, summary)
+    }
+
+    /// The last server the operation waited on.
+    pub(crate) fn last_server(&self) -> Option<String> {
+        self.last_server
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// `locating 0.20 s, waiting for the server 4.81 s (last: host:16020), backing off 0.30 s`:
@@ -168,6 +187,28 @@ pub(crate) fn mark_watched() {
 #[cfg(test)]
 fn add(phase: Phase, took: Duration) {
     let _ = SPENT.try_with(|s| s.add(phase, took));
+}
+
+/// `e` as the end of the open operation after `tries` attempts ([`Spent::finish`]); as it is
+/// outside an operation.
+pub(crate) fn finish(e: crate::error::Error, tries: u32) -> crate::error::Error {
+    let mut e = Some(e);
+    match SPENT.try_with(|s| e.take().map(|e| s.finish(e, tries))) {
+        Ok(Some(done)) => done,
+        _ => e.take().expect("not taken outside an operation"),
+    }
+}
+
+/// Sleeps `pause` between two attempts, counted as backing off and noted in the open
+/// operation's pauses. Boxed: a timer is large, and only an operation that retries needs one.
+pub(crate) fn back_off(pause: Duration) -> Measured<Pin<Box<tokio::time::Sleep>>> {
+    let _ = SPENT.try_with(|s| {
+        s.pauses
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(pause)
+    });
+    measure(Phase::BackingOff, Box::pin(tokio::time::sleep(pause)))
 }
 
 /// Notes the server the open operation is waiting on.
