@@ -295,10 +295,9 @@ impl RpcPool {
     /// Closes everything; later calls fail with `ErrorKind::Closed` instead of reconnecting.
     pub(crate) fn close(&self) {
         self.closed.store(true, Ordering::Release);
-        self.slots
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        // The connections are dropped after the lock is released (no drop under a lock).
+        let slots = std::mem::take(&mut *self.slots.write().unwrap_or_else(|e| e.into_inner()));
+        drop(slots);
     }
 }
 
