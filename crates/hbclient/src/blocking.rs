@@ -216,8 +216,10 @@ impl Connection {
         self.inner.metrics()
     }
 
-    /// Closes every TCP connection; operations on any handle then fail with
-    /// [`ErrorKind::Closed`]. The runtime stops when the last handle is dropped.
+    /// Closes the connection: calls in flight on other threads end at once with
+    /// [`ErrorKind::Closed`], later operations on any handle fail with it, and buffered
+    /// mutations of open mutators are reported as not written (not flushed first); see
+    /// [`crate::Connection::close`]. The runtime stops when the last handle is dropped.
     pub fn close(&self) {
         self.inner.close()
     }

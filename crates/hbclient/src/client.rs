@@ -101,7 +101,23 @@ impl Connection {
         self.core.metrics.snapshot()
     }
 
-    /// Closes every TCP connection; operations on any handle fail with [`ErrorKind::Closed`](crate::ErrorKind::Closed).
+    /// Closes the connection, at once and for every handle made from it.
+    ///
+    /// - **Calls in flight** (sent and not answered yet, whether the server is still working
+    ///   on them or has stalled) and calls queued behind them end now with
+    ///   [`ErrorKind::Closed`](crate::ErrorKind::Closed): they do not wait for an answer or a
+    ///   timeout. A write that was already sent may still be applied by the server; its caller
+    ///   cannot tell.
+    /// - **Later operations** on any table, scanner, admin or mutator of this connection fail
+    ///   at once with `Closed`; nothing reconnects.
+    /// - **Buffered mutations** of open [`BufferedMutator`](crate::BufferedMutator)s are *not*
+    ///   flushed first: they are reported as not written, each with `Closed`, by the mutator's
+    ///   next `flush()`/`close()` (or to its error listener). Close (or flush) your mutators
+    ///   before the connection to have them written. A flush already in flight ends like any
+    ///   other call in flight.
+    /// - The connection's tasks stop and its sockets close.
+    ///
+    /// Returns without waiting; calling it again does nothing.
     pub fn close(&self) {
         self.core.close();
     }

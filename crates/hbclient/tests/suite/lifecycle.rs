@@ -327,3 +327,117 @@ fn blocking_handles_close_in_any_order() {
         }
     }
 }
+
+/// `close()` ends calls in flight (issue #27 item 1): 20 gets stalled on the server end with
+/// `Closed` right after `close()`, not at their read timeout; later calls fail at once. The
+/// bound is only a hang guard, far below the 20 s the calls would otherwise wait.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_ends_every_call_in_flight_with_closed() {
+    let c = TestCluster::start().await;
+    let Some(mini) = c.mini("close_ends_every_call_in_flight_with_closed") else {
+        return;
+    };
+    let name = c.table(&["f"], &[]).await;
+    // Timeouts far beyond the hang guard: only close() can end these calls in time.
+    let conn = c
+        .connect_with(|b| {
+            b.set_all([
+                ("hbase.rpc.timeout", "120000"),
+                ("hbase.rpc.read.timeout", "120000"),
+                ("hbase.client.operation.timeout", "120000"),
+                ("hbase.ipc.client.socket.timeout.read", "120000"),
+            ])
+            .unwrap()
+        })
+        .await;
+    let t = conn.table(&name).unwrap();
+    t.put(Put::new("r").add("f", "q", "v")).await.unwrap();
+    let stall = mini.faults().add(mini_hbase::Rule::new(
+        mini_hbase::Match::method("Get"),
+        mini_hbase::Reaction::Stall,
+    ));
+    let (done_tx, mut done_rx) = tokio::sync::mpsc::unbounded_channel();
+    for _ in 0..20 {
+        let (t, done) = (t.clone(), done_tx.clone());
+        tokio::spawn(async move {
+            let _ = done.send(t.get(Get::new("r")).await);
+        });
+    }
+    drop(done_tx);
+    // Every get has reached the server (and stalls there) before the close.
+    while mini.faults().fired(stall) < 20 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(
+        done_rx.try_recv().is_err(),
+        "no stalled call ended by itself"
+    );
+    conn.close();
+    let mut ended = Vec::new();
+    let all = tokio::time::timeout(HANG_GUARD, async {
+        while let Some(r) = done_rx.recv().await {
+            ended.push(r);
+        }
+    })
+    .await;
+    assert!(
+        all.is_ok(),
+        "only {} of 20 calls ended after close()",
+        ended.len()
+    );
+    assert_eq!(ended.len(), 20);
+    for r in ended {
+        let e = r.expect_err("a stalled call cannot succeed");
+        assert_eq!(e.kind(), ErrorKind::Closed, "{e}");
+    }
+    let e = t.get(Get::new("r")).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Closed);
+    mini.faults().clear();
+}
+
+/// The blocking facade's `close()` ends calls in flight on other threads the same way.
+#[test]
+fn blocking_close_ends_calls_in_flight_on_other_threads() {
+    let env = Env::start();
+    let Some(mini) = env
+        .c
+        .mini("blocking_close_ends_calls_in_flight_on_other_threads")
+    else {
+        return;
+    };
+    let name = env.rt.block_on(env.c.table(&["f"], &[]));
+    let config = env.c.config_with(|b| {
+        b.set_all([
+            ("hbase.rpc.timeout", "120000"),
+            ("hbase.client.operation.timeout", "120000"),
+            ("hbase.ipc.client.socket.timeout.read", "120000"),
+        ])
+        .unwrap()
+    });
+    let conn = blocking::Connection::connect(config).unwrap();
+    let t = conn.table(&name).unwrap();
+    t.put(Put::new("r").add("f", "q", "v")).unwrap();
+    let stall = mini.faults().add(mini_hbase::Rule::new(
+        mini_hbase::Match::method("Get"),
+        mini_hbase::Reaction::Stall,
+    ));
+    let (done_tx, done_rx) = mpsc::channel();
+    for _ in 0..20 {
+        let (t, done) = (t.clone(), done_tx.clone());
+        std::thread::spawn(move || {
+            let _ = done.send(t.get(Get::new("r")));
+        });
+    }
+    drop(done_tx);
+    while mini.faults().fired(stall) < 20 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    conn.close();
+    for n in 0..20 {
+        let r = done_rx
+            .recv_timeout(HANG_GUARD)
+            .unwrap_or_else(|_| panic!("only {n} of 20 calls ended after close()"));
+        assert_eq!(r.unwrap_err().kind(), ErrorKind::Closed);
+    }
+    mini.faults().clear();
+}
