@@ -441,3 +441,46 @@ fn blocking_close_ends_calls_in_flight_on_other_threads() {
     }
     mini.faults().clear();
 }
+
+/// `connect` to an endpoint that accepts TCP and never answers is bounded by the operation
+/// timeout, and its error says how many attempts were made and how long each took (issue #27
+/// item 7). The listener needs no mini-hbase.
+#[tokio::test]
+async fn connect_to_a_silent_endpoint_is_bounded_and_explained() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    // Accepts every connection and keeps it open without a byte of answer.
+    let silent = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+        }
+    });
+    let config = hbclient::Config::builder()
+        .bootstrap(&addr.to_string())
+        .operation_timeout(Duration::from_millis(1500))
+        .pause(Duration::from_millis(20))
+        .build();
+    let e = tokio::time::timeout(HANG_GUARD, Connection::connect(config))
+        .await
+        .expect("connect returned")
+        .expect_err("nothing answers");
+    let text = e.to_string();
+    assert!(text.contains("attempt(s)"), "{text}");
+    assert!(
+        text.contains("hbase.client.operation.timeout = 1.5s"),
+        "{text}"
+    );
+    let context = |key: &str| {
+        e.context()
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("no {key} in {text}"))
+    };
+    let attempts: usize = context("attempts").parse().unwrap();
+    let times = context("attempt_times");
+    assert!(attempts >= 1, "{text}");
+    assert_eq!(times.split(", ").count(), attempts, "{text}");
+    silent.abort();
+}
