@@ -997,10 +997,12 @@ hb_status hb_connection_open(const struct hb_config *config,
                              struct hb_error **err);
 
 /**
- * Closes the connection and frees the handle. Operations still running, and later operations
- * on tables, scanners and mutators opened from it, fail with `HB_ERR_CLOSED` (async ones
- * complete their futures with it, and their callbacks run); those handles must still be freed.
- * NULL is ignored.
+ * Closes the connection and frees the handle. Operations still running (answered by the server
+ * or not: a stalled call does not wait for its timeout), and later operations on tables,
+ * scanners and mutators opened from it, fail with `HB_ERR_CLOSED` (async ones complete their
+ * futures with it, and their callbacks run); those handles must still be freed. Mutations
+ * buffered in open mutators are not flushed first: `hb_mutator_close` reports them as not
+ * written (close mutators first to have them written). NULL is ignored.
  *
  * Waits until the connection's I/O has stopped: blocking calls on its handles in other threads
  * have returned, its I/O threads have exited and its sockets are closed (bounded: at most about
@@ -1432,6 +1434,11 @@ hb_status hb_mutator_flush(struct hb_mutator *mutator, struct hb_error **err);
 /**
  * Flushes, waits for every write, reports failures not reported yet (as `hb_mutator_flush`),
  * and frees the mutator, whatever the outcome. `HB_ERR_INVALID_ARGUMENT` for NULL.
+ *
+ * After `hb_connection_close` (or `hb_library_shutdown`) nothing can be sent any more: the
+ * mutations still buffered are reported as not written, with `HB_ERR_CLOSED` (the message
+ * counts them); a mutator opened with a failure callback hands each of them to it instead,
+ * before this returns, and returns `HB_OK`.
  */
 hb_status hb_mutator_close(struct hb_mutator *mutator, struct hb_error **err);
 

@@ -260,10 +260,12 @@ pub unsafe extern "C" fn hb_connection_open(
     })
 }
 
-/// Closes the connection and frees the handle. Operations still running, and later operations
-/// on tables, scanners and mutators opened from it, fail with `HB_ERR_CLOSED` (async ones
-/// complete their futures with it, and their callbacks run); those handles must still be freed.
-/// NULL is ignored.
+/// Closes the connection and frees the handle. Operations still running (answered by the server
+/// or not: a stalled call does not wait for its timeout), and later operations on tables,
+/// scanners and mutators opened from it, fail with `HB_ERR_CLOSED` (async ones complete their
+/// futures with it, and their callbacks run); those handles must still be freed. Mutations
+/// buffered in open mutators are not flushed first: `hb_mutator_close` reports them as not
+/// written (close mutators first to have them written). NULL is ignored.
 ///
 /// Waits until the connection's I/O has stopped: blocking calls on its handles in other threads
 /// have returned, its I/O threads have exited and its sockets are closed (bounded: at most about

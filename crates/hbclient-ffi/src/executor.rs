@@ -52,34 +52,49 @@ pub(crate) fn is_running() -> bool {
     lock().live > 0
 }
 
-/// Queues `job`; starts the threads on first use.
+/// Queues `job`; starts the threads on first use. The threads are started after the queue's
+/// lock is released (the rule: no lock across a spawn); the first caller to find none running
+/// reserves the places, so concurrent callers start them once.
 pub(crate) fn dispatch(job: Job) {
     let mut queue = lock();
     queue.jobs.push_back(job);
-    if queue.live == 0 && !queue.stopping {
+    let start = if queue.live == 0 && !queue.stopping {
         let wanted = sizes().callback_threads;
-        for i in 0..wanted {
-            let spawned = std::thread::Builder::new()
-                .name("hbclient-cb".into())
-                .spawn(worker);
-            match spawned {
-                Ok(handle) => {
-                    queue.live += 1;
-                    queue.threads.push(handle);
-                }
-                Err(e) if i == 0 => {
-                    // No thread at all: run the callback here rather than never.
-                    eprintln!("libhbclient: could not start a callback thread: {e}");
-                    drop(queue);
-                    run_inline();
-                    return;
-                }
-                Err(_) => break,
+        queue.live = wanted;
+        wanted
+    } else {
+        0
+    };
+    drop(queue);
+    if start == 0 {
+        WORK.notify_one();
+        return;
+    }
+    let mut started = Vec::with_capacity(start);
+    for _ in 0..start {
+        match std::thread::Builder::new()
+            .name("hbclient-cb".into())
+            .spawn(worker)
+        {
+            Ok(handle) => started.push(handle),
+            Err(e) => {
+                eprintln!("libhbclient: could not start a callback thread: {e}");
+                break;
             }
         }
     }
+    let none = started.is_empty();
+    let mut queue = lock();
+    // Places reserved for threads that could not start are given back.
+    queue.live -= start - started.len();
+    queue.threads.extend(started);
     drop(queue);
-    WORK.notify_one();
+    if none {
+        // No thread at all: run the callbacks here rather than never.
+        run_inline();
+        return;
+    }
+    WORK.notify_all();
 }
 
 /// Runs whatever is queued on this thread (only when no executor thread could start).

@@ -71,10 +71,13 @@ impl hb_mutator {
         }
         summary
     }
+}
 
-    /// Waits (bounded) until queued failure callbacks have run.
-    fn wait_callbacks(&self) {
-        let (count, idle) = &*self.pending;
+/// Waits (bounded) until queued failure callbacks have run (at once on a callback thread,
+/// where waiting could wait for ourselves).
+fn wait_callbacks(pending: &(Mutex<usize>, Condvar)) {
+    {
+        let (count, idle) = pending;
         let mut n = count.lock().unwrap_or_else(|p| p.into_inner());
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         while *n > 0 && !crate::executor::on_callback_thread() {
@@ -308,6 +311,11 @@ pub unsafe extern "C" fn hb_mutator_flush(
 
 /// Flushes, waits for every write, reports failures not reported yet (as `hb_mutator_flush`),
 /// and frees the mutator, whatever the outcome. `HB_ERR_INVALID_ARGUMENT` for NULL.
+///
+/// After `hb_connection_close` (or `hb_library_shutdown`) nothing can be sent any more: the
+/// mutations still buffered are reported as not written, with `HB_ERR_CLOSED` (the message
+/// counts them); a mutator opened with a failure callback hands each of them to it instead,
+/// before this returns, and returns `HB_OK`.
 #[no_mangle]
 pub unsafe extern "C" fn hb_mutator_close(
     mutator: *mut hb_mutator,
@@ -317,12 +325,36 @@ pub unsafe extern "C" fn hb_mutator_close(
         // SAFETY: `mutator` is NULL or owned.
         let m = unsafe { take(mutator) }
             .ok_or_else(|| hb_error::invalid("argument `mutator` is NULL"))?;
-        let closed = m.rt.block_on(m.mutator.close());
-        m.wait_callbacks();
+        let closed = if m.rt.is_closed() {
+            // The I/O threads are gone: closing only cuts the last flush, whose spawn on the
+            // stopped runtime drops it at once and reports its mutations as not written, so
+            // the close completes in its first poll without any thread to run it.
+            close_stopped(&m.mutator)
+        } else {
+            m.rt.block_on(m.mutator.close())
+        };
         let closed = closed.map(|r| r.map_err(|e| m.record(e)));
-        let _context = m.rt.enter();
-        drop(m);
+        let pending = m.pending.clone();
+        {
+            let _context = m.rt.enter();
+            drop(m);
+        }
+        // Failure callbacks of the last flush (or of a drop) ran before we return.
+        wait_callbacks(&pending);
         closed??;
         Ok(())
+    })
+}
+
+/// Closes a mutator whose runtime has stopped (see `hb_mutator_close`).
+fn close_stopped(
+    mutator: &hbcore::BufferedMutator,
+) -> Result<Result<(), hbcore::MutatorError>, hb_error> {
+    use futures::FutureExt;
+    mutator.close().now_or_never().ok_or_else(|| {
+        hb_error::new(
+            hb_status::HB_ERR_CLOSED,
+            "the connection was closed while the mutator's flushes were running",
+        )
     })
 }

@@ -224,7 +224,8 @@ pub(crate) fn on_io_thread() -> bool {
 }
 
 /// Runs `f`, which blocks the calling thread: refused on an I/O thread; on another program's
-/// multi-thread tokio worker, its tasks move to another thread first.
+/// multi-thread tokio worker, its tasks move to another thread first. Any thread that is no
+/// runtime worker (a `spawn_blocking` thread, one that only entered a runtime) just blocks.
 pub(crate) fn blocking<T>(f: impl FnOnce() -> T) -> Result<T, hb_error> {
     if on_io_thread() {
         return Err(hb_error::new(
@@ -234,6 +235,7 @@ pub(crate) fn blocking<T>(f: impl FnOnce() -> T) -> Result<T, hb_error> {
     }
     match Handle::try_current() {
         Err(_) => Ok(f()),
+        Ok(_) if tokio::runtime::worker_index().is_none() => Ok(f()),
         Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
             Ok(tokio::task::block_in_place(f))
         }

@@ -7,10 +7,13 @@
 //! [`Table`] between any number of threads and they all use the connection's multiplexed TCP
 //! connections (one per region server), with many calls in flight at once.
 //!
-//! Blocking calls are for threads outside any async runtime. Called from inside a Tokio runtime
-//! (an async task, or a thread that entered a runtime such as a `spawn_blocking` thread) they
-//! return [`ErrorKind::BlockingInAsync`] instead of blocking a worker thread or panicking; use
-//! the async API there ([`Table::as_async`] gives the async handle).
+//! Blocking calls work on any thread that is not a Tokio runtime *worker*: the program's own
+//! threads, `tokio::task::spawn_blocking` threads (the standard home of blocking code in an
+//! async program), and threads that merely entered a runtime context. On a worker thread (inside
+//! an async task, or the thread of a current-thread runtime's `block_on`) they return
+//! [`ErrorKind::BlockingInAsync`] instead of stalling the runtime or panicking; there, use the
+//! async API ([`Table::as_async`] gives the async handle) or move the call into
+//! `spawn_blocking`.
 //!
 //! The runtime lives as long as any handle made from the connection; when the last one is
 //! dropped it shuts down (in the background when that happens inside a runtime, so dropping
@@ -126,15 +129,18 @@ impl Drop for Runtime {
     }
 }
 
-/// Fails with [`ErrorKind::BlockingInAsync`] when the calling thread is inside a Tokio runtime.
+/// Fails with [`ErrorKind::BlockingInAsync`] when the calling thread is a worker of a Tokio
+/// runtime (blocking it would stall every task of that runtime). Any other thread may block,
+/// `spawn_blocking` threads included: they exist for exactly this.
 fn check_not_async(what: &str) -> Result<()> {
-    if tokio::runtime::Handle::try_current().is_ok() {
+    if tokio::runtime::worker_index().is_some() {
         return Err(Error::new(
             ErrorKind::BlockingInAsync,
             format!(
-                "hbclient::blocking::{what} was called from inside an async runtime, where \
-                 blocking would stall its worker threads; use the async API there \
-                 (hbclient::Connection / AsyncTable), or call from a thread outside the runtime"
+                "hbclient::blocking::{what} was called on a Tokio runtime worker thread, where \
+                 blocking would stall the runtime; use the async API there \
+                 (hbclient::Connection / AsyncTable, or `as_async()` on the blocking handle), \
+                 or run the blocking code in tokio::task::spawn_blocking or a thread of its own"
             ),
         ));
     }
@@ -210,8 +216,10 @@ impl Connection {
         self.inner.metrics()
     }
 
-    /// Closes every TCP connection; operations on any handle then fail with
-    /// [`ErrorKind::Closed`]. The runtime stops when the last handle is dropped.
+    /// Closes the connection: calls in flight on other threads end at once with
+    /// [`ErrorKind::Closed`], later operations on any handle fail with it, and buffered
+    /// mutations of open mutators are reported as not written (not flushed first); see
+    /// [`crate::Connection::close`]. The runtime stops when the last handle is dropped.
     pub fn close(&self) {
         self.inner.close()
     }

@@ -2,6 +2,7 @@
 //! and admins over the shared [`Core`].
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use hbclient_proto::meta::TableName;
 
@@ -43,34 +44,54 @@ impl std::fmt::Debug for Connection {
 impl Connection {
     /// Connects to a cluster: finds it through ZooKeeper or the bootstrap servers and reads its
     /// cluster id (so a wrong address fails here, not on the first operation).
+    ///
+    /// **How long it may take.** At most the operation timeout
+    /// (`hbase.client.operation.timeout`, [`ConfigBuilder::operation_timeout`](crate::ConfigBuilder::operation_timeout)),
+    /// whatever the servers do. Within it, up to `min(hbase.client.retries.number, 3) + 1`
+    /// attempts, each bounded by the RPC timeout (`hbase.rpc.timeout`) and, for a server that
+    /// accepts connections but never answers, by the socket read timeout
+    /// (`hbase.ipc.client.socket.timeout.read`, 20 s), with the usual pause between them. With
+    /// the defaults an endpoint that never answers therefore fails after about 4 × 20 s; set a
+    /// smaller operation timeout to fail sooner. The error then says how many attempts were
+    /// made and how long each took (context `attempts`, `attempt_times` and `bounded_by`).
     pub async fn connect(config: Config) -> Result<Connection> {
         let metrics = Arc::new(Metrics::new(config.metrics_per_server));
         let pool = RpcPool::new(config.clone(), metrics.clone())?;
         let registry = Registry::new(&config)?;
-        let deadline = Deadline::after(
-            config
-                .operation_timeout
-                .min(config.rpc_timeout.max(std::time::Duration::from_secs(1)) * 2),
-        );
+        let bound = config.operation_timeout;
+        let deadline = Deadline::after(bound);
         let policy = RetryPolicy {
             retries: config.retries.min(3),
             pause: config.pause,
             pause_overloaded: config.pause_overloaded,
         };
+        // Start and end of every attempt, for the error.
+        let attempts = std::sync::Mutex::new(Vec::<(Instant, Option<Instant>)>::new());
         let cluster_id = with_retries(
             policy,
             deadline,
             || {},
             |_, d| {
-                let (registry, pool) = (&registry, &pool);
+                let (registry, pool, attempts) = (&registry, &pool, &attempts);
+                let i = {
+                    let mut a = attempts.lock().unwrap_or_else(|e| e.into_inner());
+                    a.push((Instant::now(), None));
+                    a.len() - 1
+                };
                 async move {
-                    registry
+                    let result = registry
                         .cluster_id(pool, d.rpc_timeout(config.rpc_timeout)?)
-                        .await
+                        .await;
+                    attempts.lock().unwrap_or_else(|e| e.into_inner())[i].1 = Some(Instant::now());
+                    result
                 }
             },
         )
-        .await?;
+        .await
+        .map_err(|e| {
+            let attempts = attempts.into_inner().unwrap_or_else(|e| e.into_inner());
+            connect_failed(e, &attempts, bound)
+        })?;
         let core = Core::new(config, pool, registry, metrics, cluster_id);
         tracing::debug!(cluster_id = %core.cluster_id(), "connected to HBase");
         Ok(Connection {
@@ -108,7 +129,23 @@ impl Connection {
         self.core.metrics.snapshot()
     }
 
-    /// Closes every TCP connection; operations on any handle fail with [`ErrorKind::Closed`](crate::ErrorKind::Closed).
+    /// Closes the connection, at once and for every handle made from it.
+    ///
+    /// - **Calls in flight** (sent and not answered yet, whether the server is still working
+    ///   on them or has stalled) and calls queued behind them end now with
+    ///   [`ErrorKind::Closed`](crate::ErrorKind::Closed): they do not wait for an answer or a
+    ///   timeout. A write that was already sent may still be applied by the server; its caller
+    ///   cannot tell.
+    /// - **Later operations** on any table, scanner, admin or mutator of this connection fail
+    ///   at once with `Closed`; nothing reconnects.
+    /// - **Buffered mutations** of open [`BufferedMutator`](crate::BufferedMutator)s are *not*
+    ///   flushed first: they are reported as not written, each with `Closed`, by the mutator's
+    ///   next `flush()`/`close()` (or to its error listener). Close (or flush) your mutators
+    ///   before the connection to have them written. A flush already in flight ends like any
+    ///   other call in flight.
+    /// - The connection's tasks stop and its sockets close.
+    ///
+    /// Returns without waiting; calling it again does nothing.
     pub fn close(&self) {
         self.core.close();
     }
@@ -120,4 +157,22 @@ impl Connection {
         self.core.locator.invalidate_table(&name);
         Ok(())
     }
+}
+
+/// The error of a failed `connect`: the last failure as it is (kind, server exception), with
+/// how many attempts were made, how long each took (one cut short by the deadline ends with
+/// it) and the bound as context.
+fn connect_failed(last: Error, attempts: &[(Instant, Option<Instant>)], bound: Duration) -> Error {
+    let now = Instant::now();
+    let times = attempts
+        .iter()
+        .map(|(start, end)| format!("{:.1?}", end.unwrap_or(now).duration_since(*start)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    last.with_context("attempts", attempts.len().to_string())
+        .with_context("attempt_times", times)
+        .with_context(
+            "bounded_by",
+            format!("hbase.client.operation.timeout = {bound:?}"),
+        )
 }

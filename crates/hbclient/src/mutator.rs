@@ -349,8 +349,13 @@ impl Shared {
         Ok(())
     }
 
-    /// Starts a flush of everything buffered (if anything is); returns its sequence number.
-    fn flush_buffer(self: &Arc<Self>, state: &mut State, reason: Reason) -> Option<u64> {
+    /// Cuts a flush of everything buffered (if anything is), under the state lock: the flush
+    /// gets its sequence number (so flushes are sent in the order they were cut) and takes the
+    /// buffer. The caller releases the lock and then hands it to [`Shared::launch`]: spawning
+    /// may drop the flush at once (a runtime that shut down), and its drop reports failures
+    /// (taking the lock again, and running the error listener).
+    #[must_use = "a cut flush must be launched once the state lock is released"]
+    fn cut(self: &Arc<Self>, state: &mut State, reason: Reason) -> Option<Flush> {
         if state.buffer.is_empty() {
             return None;
         }
@@ -372,34 +377,45 @@ impl Shared {
             bytes,
             "BufferedMutator flush"
         );
-        let handle = self
-            .runtime
-            .get()
-            .expect("the runtime is known before the first mutation is buffered");
         // The completion travels inside the task, so even a task dropped unpolled (runtime
         // shutting down) reports its mutations and frees its permits.
-        let completion = Completion {
+        Some(Flush(Completion {
             shared: self.clone(),
             seq,
             permits,
             bytes,
             batch,
             deadline: self.table.profile().deadline(self.table.name()),
+            sent: false,
+        }))
+    }
+
+    /// Spawns a cut flush on the mutator's runtime. Never called with the state lock held
+    /// (`Flush` is made only under it, and `launch` takes it by value after the guard is gone):
+    /// on a runtime that has shut down, the spawn drops the task at once, and its
+    /// [`Completion`] reports the mutations as not written, which takes the lock.
+    fn launch(&self, flush: Option<Flush>) {
+        let Some(Flush(completion)) = flush else {
+            return;
         };
+        let handle = self
+            .runtime
+            .get()
+            .expect("the runtime is known before the first mutation is buffered");
         handle.spawn(send(completion));
-        Some(seq)
     }
 
     /// Waits until every flush started before now has completed, then takes the failures.
     async fn settle(self: &Arc<Self>, reason: Reason) -> Result<(), MutatorError> {
-        let target = {
+        let (flush, target) = {
             let mut state = self.lock();
             if matches!(reason, Reason::Close) {
                 state.closed = true;
             }
-            self.flush_buffer(&mut state, reason);
-            state.next_seq
+            let flush = self.cut(&mut state, reason);
+            (flush, state.next_seq)
         };
+        self.launch(flush);
         self.progress.notify_waiters();
         loop {
             let mut notified = pin!(self.progress.notified());
@@ -420,9 +436,14 @@ impl Shared {
     /// Keeps a sent flush's emptied vector for a later buffer (the larger one, if one is kept).
     fn recycle(&self, emptied: Vec<Action>) {
         let mut state = self.lock();
-        if emptied.capacity() > state.spare.capacity() {
-            state.spare = emptied;
-        }
+        let dropped = if emptied.capacity() > state.spare.capacity() {
+            std::mem::replace(&mut state.spare, emptied)
+        } else {
+            emptied
+        };
+        // Freed after the lock (the rule: no drop under it).
+        drop(state);
+        drop(dropped);
     }
 
     /// Reports the failures of one flush.
@@ -469,7 +490,16 @@ struct Completion {
     batch: Vec<Action>,
     /// One operation timeout from when the flush was cut: waiting for earlier flushes counts.
     deadline: Deadline,
+    /// Set once its batch is handed to the servers: an abandoned flush then may have been
+    /// applied in part.
+    sent: bool,
 }
+
+/// A flush cut from the buffer and not spawned yet: made under the state lock by
+/// [`Shared::cut`], consumed by [`Shared::launch`] after it is released. Dropping it unlaunched
+/// would report its mutations as abandoned, so it is `must_use`.
+#[must_use = "launch the flush (Shared::launch) once the state lock is released"]
+struct Flush(Completion);
 
 impl Drop for Completion {
     fn drop(&mut self) {
@@ -477,7 +507,15 @@ impl Drop for Completion {
         if !self.batch.is_empty() {
             let error = Error::new(
                 ErrorKind::Closed,
-                "the flush was abandoned before it completed (its runtime shut down)",
+                if self.sent {
+                    "the flush was abandoned while in flight: the runtime it ran on shut down \
+                     (the connection was closed, or its runtime dropped); the mutation may or \
+                     may not have been applied"
+                } else {
+                    "the flush was abandoned before it was sent: the runtime it runs on shut \
+                     down (the connection was closed, or its runtime dropped); the mutation was \
+                     not written"
+                },
             );
             let failures = std::mem::take(&mut self.batch)
                 .into_iter()
@@ -512,6 +550,7 @@ async fn send(mut completion: Completion) {
         notified.await;
     }
     let tally = Arc::new(RpcTally::default());
+    completion.sent = true;
     let results = RPC_TALLY
         .scope(
             tally.clone(),
@@ -564,9 +603,13 @@ async fn timer(shared: Weak<Shared>, every: Duration) {
         if state.closed {
             return;
         }
-        if state.oldest.is_some_and(|t| t.elapsed() >= every) {
-            sh.flush_buffer(&mut state, Reason::Timer);
-        }
+        let flush = if state.oldest.is_some_and(|t| t.elapsed() >= every) {
+            sh.cut(&mut state, Reason::Timer)
+        } else {
+            None
+        };
+        drop(state);
+        sh.launch(flush);
     }
 }
 
@@ -605,11 +648,14 @@ impl Drop for Owner {
                  (call close() to get them back)"
             );
         }
-        if !state.closed {
+        let flush = if state.closed {
+            None
+        } else {
             state.closed = true;
-            sh.flush_buffer(&mut state, Reason::Close);
-        }
+            sh.cut(&mut state, Reason::Close)
+        };
         drop(state);
+        sh.launch(flush);
         sh.progress.notify_waiters();
     }
 }
@@ -756,7 +802,7 @@ impl BufferedMutator {
             }
             let mut notified = pin!(sh.progress.notified());
             notified.as_mut().enable();
-            {
+            let flush = {
                 let mut state = sh.lock();
                 if state.closed {
                     return Err(closed_error());
@@ -764,9 +810,12 @@ impl BufferedMutator {
                 // Flushes in progress give permits back when they complete; with none, the
                 // buffered bytes hold them and only flushing them early frees any.
                 if state.sending.is_empty() {
-                    sh.flush_buffer(&mut state, Reason::Size);
+                    sh.cut(&mut state, Reason::Size)
+                } else {
+                    None
                 }
-            }
+            };
+            sh.launch(flush);
             if let Ok(permit) = sh.permits.try_acquire_many(want) {
                 permit.forget();
                 break;
@@ -792,7 +841,9 @@ impl BufferedMutator {
         let full = state.buffer_bytes >= sh.threshold
             || sh.max_mutations.is_some_and(|n| state.buffer.len() >= n);
         if full {
-            sh.flush_buffer(&mut state, Reason::Size);
+            let flush = sh.cut(&mut state, Reason::Size);
+            drop(state);
+            sh.launch(flush);
         } else if sh.waiting.load(Ordering::Acquire) > 0 {
             // A waiter may have found nothing to flush while these bytes were on their way
             // into the buffer: let it look again.

@@ -204,6 +204,11 @@ impl RpcPool {
             compressor: self.config.compressor,
         };
         match RpcConnection::connect(spec, self.common.clone(), self.metrics.clone()).await {
+            Ok(conn) if self.closed.load(Ordering::Acquire) => {
+                // Closed while connecting: the new connection must not outlive the close.
+                conn.close();
+                Err(Error::new(ErrorKind::Closed, "the connection is closed"))
+            }
             Ok(conn) => {
                 *failed = None;
                 *entry.live.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn.clone());
@@ -266,13 +271,24 @@ impl RpcPool {
         }
     }
 
-    /// Closes everything; later calls fail with `ErrorKind::Closed` instead of reconnecting.
+    /// Closes everything: calls in flight or queued on any connection fail with
+    /// `ErrorKind::Closed` at once, and later calls fail with it instead of reconnecting.
     pub(crate) fn close(&self) {
         self.closed.store(true, Ordering::Release);
-        self.slots
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        // The connections are ended and dropped after the lock is released (no drop under a
+        // lock).
+        let slots = std::mem::take(&mut *self.slots.write().unwrap_or_else(|e| e.into_inner()));
+        for slot in slots.values().flat_map(HashMap::values) {
+            for entry in &slot.entries {
+                let live = entry.live.lock().unwrap_or_else(|e| e.into_inner()).take();
+                // Calls in flight and queued on it fail with `Closed` now, not at their
+                // deadline; its task stops and its socket closes.
+                if let Some(conn) = live {
+                    conn.close();
+                }
+            }
+        }
+        drop(slots);
     }
 }
 

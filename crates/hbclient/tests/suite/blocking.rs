@@ -467,3 +467,56 @@ fn timeline_gets_and_scans_report_staleness() {
     assert_eq!(rows.len(), 1);
     assert!(!rows[0].is_stale(), "the primary's scans are not slowed");
 }
+
+/// `spawn_blocking` is Tokio's home for blocking code, and a thread that merely entered a
+/// runtime's context is no worker: the facade works on both (issue #27 item 8). Only a worker
+/// thread of a multi-thread runtime is refused, with an error that says what to do.
+#[test]
+fn blocking_calls_work_on_spawn_blocking_threads_and_fail_on_workers() {
+    let env = Env::start();
+    let name = env.table(&["f"], &[]);
+    let conn = env.connect();
+    let table = conn.table(&name).unwrap();
+    let user_rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (t, c) = (table.clone(), env.c.config.clone());
+    let on_blocking_thread = user_rt.block_on(async move {
+        tokio::task::spawn_blocking(move || {
+            t.put(Put::new("sb").add("f", "q", "v"))?;
+            let got = t.get(Get::new("sb"))?;
+            let mutator = t.buffered_mutator();
+            mutator.mutate(Put::new("sb2").add("f", "q", "v"))?;
+            mutator.close()?;
+            let rows = t.scan(Scan::new().prefix("sb")).count();
+            // A connection (and its runtime) made and dropped here too.
+            let other = blocking::Connection::connect(c)?;
+            drop(other);
+            Ok::<_, hbclient::Error>((got, rows))
+        })
+        .await
+        .unwrap()
+    });
+    let (got, rows) = on_blocking_thread.unwrap();
+    assert_eq!(got.value(b"f", b"q").map(|v| &v[..]), Some(&b"v"[..]));
+    assert_eq!(rows, 2);
+    // A thread that entered a runtime's context (not a worker) may block too.
+    {
+        let _enter = user_rt.enter();
+        assert!(!table.get(Get::new("sb")).unwrap().is_empty());
+    }
+    // On a worker of a multi-thread runtime: refused, saying what to do instead.
+    let t = table.clone();
+    let on_worker = user_rt.block_on(async move {
+        tokio::spawn(async move { t.get(Get::new("sb")) })
+            .await
+            .unwrap()
+    });
+    let e = on_worker.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BlockingInAsync);
+    assert!(e.to_string().contains("worker thread"), "{e}");
+    assert!(e.to_string().contains("spawn_blocking"), "{e}");
+    assert!(e.to_string().contains("async API"), "{e}");
+}

@@ -15,6 +15,7 @@ mod concurrency;
 mod dead_peers;
 mod errors;
 mod faults;
+mod lifecycle;
 mod meta_replicas;
 mod mutations;
 mod mutator;

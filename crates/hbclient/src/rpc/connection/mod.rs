@@ -97,8 +97,12 @@ struct Cancel {
 /// What the handle and the router both see.
 #[derive(Debug, Default)]
 struct Shared {
-    /// Set by the router, once, when the connection fails.
+    /// Set once, when the connection fails (by the router) or is closed (by
+    /// [`RpcConnection::close`]): every call it still holds gets a clone.
     failure: OnceLock<Error>,
+    /// Tells the router to stop ([`RpcConnection::close`]); a permit, so a close that comes
+    /// while the router is busy is not missed.
+    closing: tokio::sync::Notify,
 }
 
 /// A live connection. Cheap to share (`Arc`); dropping the last handle stops its task and closes
@@ -216,6 +220,23 @@ impl RpcConnection {
             common,
             metrics,
         }))
+    }
+
+    /// Ends the connection now (the client is being closed): every call it holds — answered
+    /// by the server later or never — and every call waiting for room or queued to it fails
+    /// with [`ErrorKind::Closed`](crate::ErrorKind::Closed), its task stops and its socket
+    /// closes. Idempotent; a connection that failed already keeps its own error.
+    pub(crate) fn close(&self) {
+        let _ = self.shared.failure.set(Error::new(
+            crate::ErrorKind::Closed,
+            format!(
+                "the connection was closed while the call to {} was in flight",
+                self.spec.addr
+            ),
+        ));
+        // Callers waiting for this connection's room give up at once.
+        self.room.close();
+        self.shared.closing.notify_one();
     }
 
     /// True once the connection has failed; it will not carry more calls.

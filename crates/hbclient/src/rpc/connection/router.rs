@@ -59,6 +59,8 @@ pub(super) struct Router {
 
 /// What woke the router.
 enum Event {
+    /// [`super::RpcConnection::close`]: stop now.
+    Closed,
     Cancel(Cancel),
     /// `None`: every handle is gone.
     Call(Option<Outgoing>),
@@ -148,6 +150,7 @@ impl Router {
                 writer,
                 calls,
                 cancels,
+                shared,
                 ..
             } = self;
             // Order: new calls first (they coalesce into the next write), then writing, then
@@ -158,6 +161,7 @@ impl Router {
             let event = if batch_full {
                 tokio::select! {
                     biased;
+                    () = shared.closing.notified() => Event::Closed,
                     Some(cancel) = cancels.recv() => Event::Cancel(cancel),
                     wrote = w.out.write_some(writer), if w.out.wants_write() => Event::Wrote(wrote),
                     call = calls.recv() => Event::Call(call),
@@ -168,6 +172,7 @@ impl Router {
             } else {
                 tokio::select! {
                     biased;
+                    () = shared.closing.notified() => Event::Closed,
                     Some(cancel) = cancels.recv() => Event::Cancel(cancel),
                     call = calls.recv() => Event::Call(call),
                     wrote = w.out.write_some(writer), if w.out.wants_write() => Event::Wrote(wrote),
@@ -177,6 +182,12 @@ impl Router {
                 }
             };
             match event {
+                Event::Closed => {
+                    let closed = self.shared.failure.get().cloned();
+                    return Some(closed.unwrap_or_else(|| {
+                        Error::new(crate::ErrorKind::Closed, "the connection was closed")
+                    }));
+                }
                 Event::Cancel(cancel) => w.pending.cancel(cancel.id),
                 Event::Call(None) => return None,
                 Event::Call(Some(call)) => self.take(w, call).await,
