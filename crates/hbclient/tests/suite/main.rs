@@ -14,6 +14,7 @@ mod concurrency;
 mod dead_peers;
 mod errors;
 mod faults;
+mod hostile;
 mod meta_replicas;
 mod mutations;
 mod mutator;
