@@ -12,7 +12,7 @@ use hbclient_proto::pb;
 use hbclient_proto::pb::mutation_proto::MutationType;
 use tracing::Instrument;
 
-use crate::codec::result_cells;
+use crate::codec::{all_used, count_error, of_row, one_row, result_cells};
 use crate::error::{Error, RemoteError, Result};
 use crate::locate::RegionLocation;
 use crate::request::CallMeta;
@@ -557,10 +557,14 @@ async fn send_multi(
                 (Some(e), _) => Err(name_bytes_error(e)),
                 (None, result) => {
                     let cells = match result {
-                        Some(r) => result_cells(r, &mut reader)?,
+                        Some(r) => result_cells(r, &mut reader)
+                            .map_err(|e| count_error("MultiResponse", e))?,
                         None => Vec::new(),
                     };
-                    Ok(match &round.actions[round.prepared[pos].index] {
+                    let action = &round.actions[round.prepared[pos].index];
+                    of_row("MultiResponse", &cells, action.row())?;
+                    one_row("MultiResponse", &cells)?;
+                    Ok(match action {
                         Action::Put(_) | Action::Delete(_) => BatchOutcome::Done,
                         Action::Get(_) if cells.is_empty() => {
                             BatchOutcome::Row(RowResult::default())
@@ -579,6 +583,7 @@ async fn send_multi(
             ));
         }
     }
+    all_used("MultiResponse", &reader)?;
     Ok(out)
 }
 

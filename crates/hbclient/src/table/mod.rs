@@ -14,7 +14,6 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
-use hbclient_proto::cell::CellBlockReader;
 use hbclient_proto::frame::ResponseFrame;
 use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
@@ -30,7 +29,6 @@ pub use scan::{
 };
 pub use timeline::Consistency;
 
-use crate::codec::result_cells;
 use crate::error::{Error, ErrorKind, Result};
 use crate::locate::RegionLocation;
 use crate::request::{Attributes, CallMeta};
@@ -104,15 +102,13 @@ fn parse_get(frame: ResponseFrame) -> Result<(Vec<hbclient_proto::cell::Cell>, b
     ))
 }
 
-/// The cells of an optional `Result` whose cellblock part is in `cellblock`.
+/// The cells of an optional `Result` whose cellblock part is in `cellblock` (checked: the counts
+/// use the whole cellblock, the cells are of one row).
 fn response_cells(
     result: Option<&pb::Result>,
     cellblock: Bytes,
 ) -> Result<Vec<hbclient_proto::cell::Cell>> {
-    match result {
-        Some(result) => result_cells(result, &mut CellBlockReader::new(cellblock)),
-        None => Ok(Vec::new()),
-    }
+    crate::codec::single_result_cells("Get/Mutate answer", result, cellblock)
 }
 
 impl AsyncTable {
@@ -179,6 +175,7 @@ impl AsyncTable {
             }
         };
         let (cells, stale) = telemetry::traced(&self.name, "GET", span, read).await?;
+        crate::codec::of_row("GetResponse", &cells, &get.row)?;
         let mut row = RowResult::new(
             if cells.is_empty() {
                 Bytes::new()

@@ -6,8 +6,10 @@
 use std::time::Duration;
 
 use futures::TryStreamExt;
-use hbase_fake::{Fault, FaultProxy, Rule, When};
-use hbclient::{Connection, Get, Put, Scan};
+use hbase_fake::{Answer, Fault, FaultProxy, Rule, When};
+use hbclient::{Connection, ErrorKind, Get, Put, Scan};
+use hbclient_proto::cell::{encode_cellblock, Cell, CellBlockReader};
+use hbclient_proto::pb;
 
 use crate::support::{value, TestCluster};
 
@@ -91,4 +93,120 @@ async fn the_proxy_fronts_every_server_and_picks_the_call_it_names() {
     assert!(h.table.get(Get::new("d")).await.is_ok());
     assert_eq!(h.proxy.fired(rule), 1);
     assert_eq!(h.proxy.matched(rule), 3);
+}
+
+/// Installs an answer rewrite on every call of `method` that `only` picks.
+fn rewrite_answers(
+    proxy: &FaultProxy,
+    when: When,
+    edit: impl Fn(&mut Answer) + Send + Sync + 'static,
+) -> hbase_fake::RuleId {
+    proxy.add(Rule::new(when, Fault::Rewrite(std::sync::Arc::new(edit))))
+}
+
+fn cells_of(answer: &Answer) -> Vec<Cell> {
+    CellBlockReader::new(answer.cellblock.clone())
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn assert_protocol(e: &hbclient::Error, names: &str) {
+    assert_eq!(e.kind(), ErrorKind::Protocol, "{e}");
+    assert!(e.to_string().contains(names), "{e} does not name {names:?}");
+}
+
+/// A Get answer whose `associated_cell_count` is 0 while its cellblock holds the row's cell:
+/// the row exists, so an empty row would be a lie.
+#[tokio::test]
+async fn a_get_answer_whose_count_hides_its_cells_is_a_protocol_error() {
+    let Some(h) = hostile("a_get_answer_whose_count_hides_its_cells", |b| b).await else {
+        return;
+    };
+    let rule = rewrite_answers(&h.proxy, When::method("Get").times(1), |a| {
+        let mut r: pb::GetResponse = a.body().unwrap();
+        r.result.as_mut().unwrap().associated_cell_count = Some(0);
+        a.set_body(&r);
+    });
+    let e = h.table.get(Get::new("a")).await.unwrap_err();
+    assert_protocol(&e, "beyond the cells its results count");
+    assert_eq!(h.proxy.fired(rule), 1);
+    // The next answer is honest again, and the connection still serves.
+    assert!(h.table.get(Get::new("a")).await.unwrap().len() == 1);
+}
+
+/// A Get answer with another row's cells.
+#[tokio::test]
+async fn a_get_answer_with_another_rows_cells_is_a_protocol_error() {
+    let Some(h) = hostile("a_get_answer_with_another_rows_cells", |b| b).await else {
+        return;
+    };
+    rewrite_answers(&h.proxy, When::method("Get").times(1), |a| {
+        let mut cells = cells_of(a);
+        cells[0].row = "b".into();
+        a.cellblock = encode_cellblock(&cells);
+    });
+    let e = h.table.get(Get::new("a")).await.unwrap_err();
+    assert_protocol(&e, "cells of row");
+}
+
+/// Scan answers whose counts merge two rows into one result, or leave cells unclaimed.
+#[tokio::test]
+async fn scan_answers_whose_counts_do_not_match_are_protocol_errors() {
+    let Some(h) = hostile("scan_answers_whose_counts_do_not_match", |b| b).await else {
+        return;
+    };
+    let user_scan = || {
+        When::method("Scan")
+            .only(|c| c.opens_user_scanner())
+            .times(1)
+    };
+    rewrite_answers(&h.proxy, user_scan(), |a| {
+        let mut r: pb::ScanResponse = a.body().unwrap();
+        assert!(r.cells_per_result.len() >= 2, "{r:?}");
+        let second = r.cells_per_result.remove(1);
+        r.cells_per_result[0] += second;
+        r.partial_flag_per_result.remove(1);
+        a.set_body(&r);
+    });
+    let e = h
+        .table
+        .scan(Scan::new())
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap_err();
+    assert_protocol(&e, "cells of several rows");
+    rewrite_answers(&h.proxy, user_scan(), |a| {
+        let mut r: pb::ScanResponse = a.body().unwrap();
+        r.cells_per_result.pop();
+        r.partial_flag_per_result.pop();
+        a.set_body(&r);
+    });
+    let e = h
+        .table
+        .scan(Scan::new())
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap_err();
+    assert_protocol(&e, "beyond the cells its results count");
+}
+
+/// A Multi answer whose first result claims no cells: its cell would go to the second action,
+/// which is another row.
+#[tokio::test]
+async fn a_multi_answer_that_shifts_cells_to_another_action_is_a_protocol_error() {
+    let Some(h) = hostile("a_multi_answer_that_shifts_cells", |b| b).await else {
+        return;
+    };
+    rewrite_answers(&h.proxy, When::method("Multi").times(1), |a| {
+        let mut r: pb::MultiResponse = a.body().unwrap();
+        let first = &mut r.region_action_result[0].result_or_exception[0];
+        first.result.as_mut().unwrap().associated_cell_count = Some(0);
+        a.set_body(&r);
+    });
+    let e = h
+        .table
+        .get_many(vec![Get::new("a"), Get::new("b")])
+        .await
+        .unwrap_err();
+    assert_protocol(&e, "MultiResponse");
 }
