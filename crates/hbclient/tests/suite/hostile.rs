@@ -210,3 +210,124 @@ async fn a_multi_answer_that_shifts_cells_to_another_action_is_a_protocol_error(
         .unwrap_err();
     assert_protocol(&e, "MultiResponse");
 }
+
+/// True for Scan calls of a user table's scanner (an open names its region; continuing calls
+/// name only a scanner id, and the suite's meta lookups always open).
+fn user_scan_call(c: &hbase_fake::Call) -> bool {
+    c.param::<pb::ScanRequest>().is_some_and(|r| {
+        r.region
+            .is_none_or(|r| !r.value.starts_with(b"hbase:meta,"))
+    })
+}
+
+/// A server that answers every scan call with a heartbeat and nothing else (more results, no
+/// cursor): the scan ends with a typed error after a bounded number of calls, not at ~15k RPCs/s
+/// forever.
+#[tokio::test]
+async fn a_scan_that_only_ever_heartbeats_ends_with_an_error() {
+    let Some(h) = hostile("a_scan_that_only_ever_heartbeats", |b| b).await else {
+        return;
+    };
+    let rule = h.proxy.add(Rule::with(
+        When::method("Scan").only(user_scan_call),
+        vec![
+            // The real scanner never moves (no rows asked for)...
+            Fault::RewriteRequest(std::sync::Arc::new(|c| {
+                let mut r: pb::ScanRequest = c.param().unwrap();
+                r.number_of_rows = Some(0);
+                c.set_param(&r);
+            })),
+            // ...and every answer is a bare heartbeat.
+            Fault::Rewrite(std::sync::Arc::new(|a| {
+                if a.header.exception.is_some() {
+                    return;
+                }
+                let r: pb::ScanResponse = a.body().unwrap();
+                a.set_body(&pb::ScanResponse {
+                    scanner_id: r.scanner_id,
+                    more_results: Some(true),
+                    more_results_in_region: Some(true),
+                    heartbeat_message: Some(true),
+                    ..Default::default()
+                });
+                a.cellblock = bytes::Bytes::new();
+            })),
+        ],
+    ));
+    let scan = h.table.scan(Scan::new()).try_collect::<Vec<_>>();
+    let e = tokio::time::timeout(Duration::from_secs(60), scan)
+        .await
+        .expect("the scan ended")
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Protocol, "{e}");
+    assert!(e.to_string().contains("no progress"), "{e}");
+    let calls = h.proxy.fired(rule);
+    assert!(
+        (1000..1100).contains(&calls),
+        "{calls} scan calls before giving up"
+    );
+}
+
+/// A scanner lost mid-region (UnknownScanner in place of its second answer) whose replacement
+/// restarts from the region's start, as a server that ignores the scan's start row would: the
+/// caller gets every row once.
+#[tokio::test]
+async fn a_reopened_scanner_that_restarts_the_region_returns_no_row_twice() {
+    let Some(h) = hostile("a_reopened_scanner_that_restarts_the_region", |b| b).await else {
+        return;
+    };
+    let lost = h.proxy.add(Rule::new(
+        When::method("Scan").only(user_scan_call).skip(1).times(1),
+        Fault::Exception {
+            class: "org.apache.hadoop.hbase.UnknownScannerException".into(),
+            message: "forged: scanner lost".into(),
+        },
+    ));
+    let restarted = h.proxy.add(Rule::new(
+        When::method("Scan")
+            .only(|c| c.opens_user_scanner())
+            .skip(1)
+            .times(1),
+        Fault::RewriteRequest(std::sync::Arc::new(|c| {
+            let mut r: pb::ScanRequest = c.param().unwrap();
+            let scan = r.scan.as_mut().unwrap();
+            scan.start_row = None;
+            scan.include_start_row = None;
+            c.set_param(&r);
+        })),
+    ));
+    let scanned: Vec<_> = h
+        .table
+        .scan(Scan::new().caching(1))
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(rows(&scanned), ["a", "b", "c", "d", "e"]);
+    assert_eq!((h.proxy.fired(lost), h.proxy.fired(restarted)), (1, 1));
+}
+
+/// An answer whose rows are out of order is a protocol error, not rows passed on as they came.
+#[tokio::test]
+async fn a_scan_answer_with_rows_out_of_order_is_a_protocol_error() {
+    let Some(h) = hostile("a_scan_answer_with_rows_out_of_order", |b| b).await else {
+        return;
+    };
+    rewrite_answers(
+        &h.proxy,
+        When::method("Scan")
+            .only(|c| c.opens_user_scanner())
+            .times(1),
+        |a| {
+            let mut cells = cells_of(a);
+            cells.swap(0, 1);
+            a.cellblock = encode_cellblock(&cells);
+        },
+    );
+    let e = h
+        .table
+        .scan(Scan::new())
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap_err();
+    assert_protocol(&e, "order broken");
+}
