@@ -48,7 +48,7 @@ mod tls;
 pub use admin::{Admin, FamilyDescriptor, RegionSummary, TableDescriptor};
 pub use client::Connection;
 pub use config::{Config, ConfigBuilder, Discovery, MetaReplicaMode};
-pub use error::{Error, ErrorKind, RemoteError, Result};
+pub use error::{Error, ErrorKind, RemoteError, Result, MAX_SERVER_TEXT};
 pub use hbclient_proto::cell::{Cell, CellType, LATEST_TIMESTAMP};
 pub use hbclient_proto::compress::Compressor;
 pub use hbclient_proto::meta::TableName;

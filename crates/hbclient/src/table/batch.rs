@@ -123,10 +123,11 @@ pub enum BatchOutcome {
 
 /// An exception carried as `NameBytesPair` (per action or per region in Multi responses).
 pub(crate) fn name_bytes_error(e: &pb::NameBytesPair) -> Error {
+    // Borrowed, not copied: only its first line is kept (and capped by `Error::remote`).
     let trace = e
         .value
         .as_ref()
-        .map(|v| String::from_utf8_lossy(v).into_owned())
+        .map(|v| String::from_utf8_lossy(v))
         .unwrap_or_default();
     let first = trace.lines().next().unwrap_or_default();
     let message = first

@@ -331,3 +331,27 @@ async fn a_scan_answer_with_rows_out_of_order_is_a_protocol_error() {
         .unwrap_err();
     assert_protocol(&e, "order broken");
 }
+
+/// An exception message of a megabyte reaches the caller capped, marked as truncated.
+#[tokio::test]
+async fn a_megabyte_exception_message_is_capped() {
+    let Some(h) = hostile("a_megabyte_exception_message_is_capped", |b| b).await else {
+        return;
+    };
+    h.proxy.add(Rule::new(
+        When::method("Get").times(1),
+        Fault::Exception {
+            class: "org.apache.hadoop.hbase.DoNotRetryIOException".into(),
+            message: "x".repeat(1 << 20),
+        },
+    ));
+    let e = h.table.get(Get::new("a")).await.unwrap_err();
+    let remote = e.remote_error().expect("the server's exception");
+    assert!(
+        remote.message.len() <= hbclient::MAX_SERVER_TEXT + 64,
+        "{} bytes",
+        remote.message.len()
+    );
+    assert!(remote.message.contains("[truncated: "), "marked");
+    assert!(e.to_string().len() <= 2 * hbclient::MAX_SERVER_TEXT);
+}
