@@ -29,6 +29,8 @@ mod client;
 mod codec;
 mod config;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod guide;
 mod hedge;
 mod locate;

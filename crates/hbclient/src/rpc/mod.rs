@@ -5,6 +5,7 @@ mod connection;
 mod pool;
 pub(crate) mod transport;
 
+pub(crate) use connection::remote_error;
 pub(crate) use pool::RpcPool;
 
 /// The HBase service a connection is bound to (one per connection, as HBase requires).

@@ -9,6 +9,10 @@ mod result;
 mod scan;
 mod timeline;
 
+// Answer decoding, for the fuzz targets (`crate::fuzzing`).
+pub(crate) use batch::name_bytes_error;
+pub(crate) use scan::fuzz_scan_answer;
+
 use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

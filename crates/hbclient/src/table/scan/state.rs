@@ -758,6 +758,34 @@ pub(super) async fn fetch_ahead(
     }
 }
 
+/// For the fuzz targets: a scan answer's results decoded and assembled into rows in each mode
+/// (whole rows and pieces, forward and reversed, with a resume point), as a scan does; returns
+/// the rows accepted.
+pub(crate) fn fuzz_scan_answer(response: &pb::ScanResponse, cellblock: &Bytes) -> usize {
+    let Ok(results) = scan_results(response, cellblock.clone()) else {
+        return 0;
+    };
+    let mut accepted = 0;
+    for scan in [
+        Scan::new(),
+        Scan::new().reversed(),
+        Scan::new().allow_partial_results(),
+        Scan::new().start(Bytes::from_static(b"m")).limit(3),
+    ] {
+        let mut rows = Assembly::new(&scan);
+        if let Ok(got) = rows.take(results.clone()) {
+            accepted += got.len();
+        }
+        // Again after a lost scanner: what came must not come twice.
+        rows.drop_partial();
+        if let Ok(again) = rows.take(results.clone()) {
+            accepted += again.len();
+        }
+        accepted += usize::from(rows.complete_pending().is_some());
+    }
+    accepted
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
