@@ -18,7 +18,7 @@ use crate::support::{value, TestCluster};
 struct Hostile {
     _c: TestCluster,
     proxy: FaultProxy,
-    _conn: Connection,
+    conn: Connection,
     table: hbclient::AsyncTable,
 }
 
@@ -56,7 +56,7 @@ async fn hostile(
     Some(Hostile {
         _c: c,
         proxy,
-        _conn: conn,
+        conn,
         table,
     })
 }
@@ -354,4 +354,39 @@ async fn a_megabyte_exception_message_is_capped() {
     );
     assert!(remote.message.contains("[truncated: "), "marked");
     assert!(e.to_string().len() <= 2 * hbclient::MAX_SERVER_TEXT);
+}
+
+/// A truncated answer (the connection closes mid-frame) fails its connection and the read is
+/// retried on a new one. An answer whose length prefix is garbage is a protocol error for the
+/// call (the server broke the framing), and the connection, whose stream cannot be trusted
+/// after it, is replaced: the next read succeeds on a new one.
+#[tokio::test]
+async fn truncated_and_corrupt_frames_fail_the_connection() {
+    let Some(h) = hostile("truncated_and_corrupt_frames_fail_the_connection", |b| b).await else {
+        return;
+    };
+    let truncated = h
+        .proxy
+        .add(Rule::new(When::method("Get").times(1), Fault::Truncate(10)));
+    assert_eq!(
+        value(&h.table.get(Get::new("a")).await.unwrap(), "f", "q").unwrap(),
+        b"A"
+    );
+    assert_eq!(h.proxy.fired(truncated), 1);
+    let corrupt = h.proxy.add(Rule::new(
+        When::method("Get").times(1),
+        Fault::Corrupt { at: 0, xor: 0x7f },
+    ));
+    let opened = h.conn.metrics().connections_opened;
+    let e = h.table.get(Get::new("a")).await.unwrap_err();
+    assert_protocol(&e, "frame");
+    assert_eq!(h.proxy.fired(corrupt), 1);
+    assert_eq!(
+        value(&h.table.get(Get::new("a")).await.unwrap(), "f", "q").unwrap(),
+        b"A"
+    );
+    assert!(
+        h.conn.metrics().connections_opened > opened,
+        "the corrupt stream's connection was replaced"
+    );
 }
