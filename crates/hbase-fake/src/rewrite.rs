@@ -163,3 +163,64 @@ impl Ports {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ports() -> Ports {
+        let up: SocketAddr = "127.0.0.1:16020".parse().unwrap();
+        let front: SocketAddr = "127.0.0.1:40001".parse().unwrap();
+        Ports::new(&[(up, front)])
+    }
+
+    #[test]
+    fn meta_cells_naming_an_upstream_server_name_the_proxy() {
+        let p = ports();
+        assert_eq!(
+            p.value(b"server", b"127.0.0.1:16020").as_deref(),
+            Some(&b"127.0.0.1:40001"[..])
+        );
+        assert_eq!(
+            p.value(b"server_0001", b"localhost:16020").as_deref(),
+            Some(&b"localhost:40001"[..])
+        );
+        assert_eq!(
+            p.value(b"sn", b"127.0.0.1,16020,17").as_deref(),
+            Some(&b"127.0.0.1,40001,17"[..])
+        );
+        // Other servers, other columns and start codes stay as they are.
+        assert_eq!(p.value(b"server", b"127.0.0.1:9"), None);
+        assert_eq!(p.value(b"serverstartcode", b"127.0.0.1:16020"), None);
+        assert_eq!(p.value(b"regioninfo", b"127.0.0.1:16020"), None);
+    }
+
+    #[test]
+    fn registry_answers_and_moved_exceptions_name_the_proxy() {
+        let p = ports();
+        let mut answer = Answer {
+            method: "GetActiveMaster".into(),
+            header: pb::ResponseHeader::default(),
+            body: pb::GetActiveMasterResponse {
+                server_name: Some(pb::ServerName {
+                    host_name: "127.0.0.1".into(),
+                    port: Some(16020),
+                    start_code: Some(1),
+                }),
+            }
+            .encode_to_vec()
+            .into(),
+            cellblock: Bytes::new(),
+        };
+        assert!(p.rewrite(&mut answer));
+        let r: pb::GetActiveMasterResponse = answer.body().unwrap();
+        assert_eq!(r.server_name.unwrap().port, Some(40001));
+        answer.set_exception(
+            "org.apache.hadoop.hbase.exceptions.RegionMovedException",
+            "moved",
+        );
+        answer.header.exception.as_mut().unwrap().port = Some(16020);
+        assert!(p.rewrite(&mut answer));
+        assert_eq!(answer.header.exception.unwrap().port, Some(40001));
+    }
+}
