@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Bounded fuzz run of every cargo-fuzz target (codec frames, cellblocks, meta rows, znodes and
-# mini-hbase's request handling). Needs the nightly toolchain; installs cargo-fuzz if missing.
+# Bounded fuzz run of every cargo-fuzz target (codec frames, cellblocks, the client's answer
+# decoding, meta rows, znodes and mini-hbase's request handling). Needs the nightly toolchain;
+# installs cargo-fuzz if missing.
 #   scripts/fuzz.sh            # 20 s per target (CI)
 #   FUZZ_SECONDS=600 scripts/fuzz.sh
 set -euo pipefail

@@ -84,6 +84,37 @@ pub struct RemoteError {
     pub moved_to: Option<String>,
 }
 
+/// The most bytes of text a server sent (an exception's class or message) that an error keeps,
+/// and so that a log line quoting the error shows: a server's exception text is not bounded
+/// (megabytes of stack trace or message have been seen from a broken server). Longer text is cut
+/// on a character boundary and marked as truncated.
+pub const MAX_SERVER_TEXT: usize = 8 * 1024;
+
+/// `text` cut to at most [`MAX_SERVER_TEXT`] bytes on a character boundary, with a marker that
+/// says how long it was; unchanged (and not copied) when short enough.
+pub(crate) fn cap_server_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= MAX_SERVER_TEXT {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut end = MAX_SERVER_TEXT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    std::borrow::Cow::Owned(format!(
+        "{}... [truncated: {} bytes in all]",
+        &text[..end],
+        text.len()
+    ))
+}
+
+/// Caps an owned server text in place (no copy when short enough).
+fn cap_owned(text: String) -> String {
+    match cap_server_text(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(capped) => capped,
+    }
+}
+
 /// Exception classes after which the cached region location is wrong.
 const RELOCATE: &[&str] = &[
     hbclient_proto::exceptions::NOT_SERVING_REGION,
@@ -171,7 +202,8 @@ impl Error {
         Error {
             inner: Arc::new(Inner {
                 kind,
-                message: message.into(),
+                // Messages may quote what a server sent.
+                message: cap_owned(message.into()),
                 remote: None,
                 context: Vec::new(),
                 retriable,
@@ -182,8 +214,11 @@ impl Error {
         }
     }
 
-    /// An error for an exception the server sent.
-    pub fn remote(remote: RemoteError) -> Error {
+    /// An error for an exception the server sent. Its class and message are capped at
+    /// [`MAX_SERVER_TEXT`] bytes each.
+    pub fn remote(mut remote: RemoteError) -> Error {
+        remote.class = cap_owned(std::mem::take(&mut remote.class));
+        remote.message = cap_owned(std::mem::take(&mut remote.message));
         let kind = match remote.class.as_str() {
             hbclient_proto::exceptions::TABLE_NOT_FOUND => ErrorKind::TableNotFound,
             hbclient_proto::exceptions::TABLE_NOT_ENABLED => ErrorKind::TableNotEnabled,
@@ -229,11 +264,13 @@ impl Error {
 
     /// An [`ErrorKind::Authentication`] error for an exception the server sent during the SASL
     /// exchange; the class and message stay available through [`Error::remote_error`].
-    pub(crate) fn authentication_rejected(message: String, remote: RemoteError) -> Error {
+    pub(crate) fn authentication_rejected(message: String, mut remote: RemoteError) -> Error {
+        remote.class = cap_owned(std::mem::take(&mut remote.class));
+        remote.message = cap_owned(std::mem::take(&mut remote.message));
         Error {
             inner: Arc::new(Inner {
                 kind: ErrorKind::Authentication,
-                message,
+                message: cap_owned(message),
                 remote: Some(remote),
                 context: Vec::new(),
                 retriable: false,
@@ -511,6 +548,41 @@ mod tests {
         assert_eq!(io.kind(), std::io::ErrorKind::ConnectionRefused);
         assert!(std::ptr::eq(e.cause(), &e));
         assert_eq!(e.at_step(Step::Locate).step(), Some(Step::Locate));
+    }
+
+    #[test]
+    fn server_text_is_capped_on_a_char_boundary_and_marked() {
+        // A megabyte of three-byte characters: the cap falls inside one.
+        let huge = "\u{20AC}".repeat(400 * 1024);
+        let e = Error::remote(RemoteError {
+            class: "x.Y".repeat(100_000),
+            message: huge.clone(),
+            do_not_retry: false,
+            server_overloaded: false,
+            moved_to: None,
+        });
+        let kept = e.remote_error().unwrap();
+        for text in [&kept.message, &kept.class] {
+            assert!(
+                text.len() <= MAX_SERVER_TEXT + 64,
+                "{} bytes kept",
+                text.len()
+            );
+            assert!(text.contains("[truncated: "), "marked as truncated");
+        }
+        assert!(kept.message.starts_with("\u{20AC}\u{20AC}"));
+        assert!(kept
+            .message
+            .contains(&format!("{} bytes in all", huge.len())));
+        assert!(
+            e.to_string().len() <= 3 * MAX_SERVER_TEXT,
+            "{}",
+            e.to_string().len()
+        );
+        assert!(Error::protocol(huge).message().len() <= MAX_SERVER_TEXT + 64);
+        // Short text is kept as it came.
+        let short = Error::remote(remote("a.B", false));
+        assert_eq!(short.remote_error().unwrap().message, "m");
     }
 
     #[test]

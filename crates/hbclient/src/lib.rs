@@ -30,6 +30,8 @@ mod codec;
 mod config;
 mod engine;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod guide;
 mod locate;
 mod metrics;
@@ -44,7 +46,7 @@ mod tls;
 pub use admin::{Admin, FamilyDescriptor, RegionSummary, TableDescriptor};
 pub use client::Connection;
 pub use config::{Config, ConfigBuilder, Discovery, MetaReplicaMode};
-pub use error::{Error, ErrorKind, RemoteError, Result, Step};
+pub use error::{Error, ErrorKind, RemoteError, Result, Step, MAX_SERVER_TEXT};
 pub use hbclient_proto::cell::{Cell, CellType, LATEST_TIMESTAMP};
 pub use hbclient_proto::compress::Compressor;
 pub use hbclient_proto::meta::TableName;

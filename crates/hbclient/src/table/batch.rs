@@ -12,7 +12,7 @@ use hbclient_proto::pb;
 use hbclient_proto::pb::mutation_proto::MutationType;
 use tracing::Instrument;
 
-use crate::codec::result_cells;
+use crate::codec::{all_used, count_error, of_row, one_row, result_cells};
 use crate::engine::{Kind, Profile, RegionCall};
 use crate::error::{Error, RemoteError, Result};
 use crate::locate::RegionLocation;
@@ -124,10 +124,11 @@ pub enum BatchOutcome {
 
 /// An exception carried as `NameBytesPair` (per action or per region in Multi responses).
 pub(crate) fn name_bytes_error(e: &pb::NameBytesPair) -> Error {
+    // Borrowed, not copied: only its first line is kept (and capped by `Error::remote`).
     let trace = e
         .value
         .as_ref()
-        .map(|v| String::from_utf8_lossy(v).into_owned())
+        .map(|v| String::from_utf8_lossy(v))
         .unwrap_or_default();
     let first = trace.lines().next().unwrap_or_default();
     let message = first
@@ -587,10 +588,14 @@ fn multi_outcomes(
                 (Some(e), _) => Err(action_error(e, loc)),
                 (None, result) => {
                     let cells = match result {
-                        Some(r) => result_cells(r, &mut reader)?,
+                        Some(r) => result_cells(r, &mut reader)
+                            .map_err(|e| count_error("MultiResponse", e))?,
                         None => Vec::new(),
                     };
-                    Ok(match &round.actions[round.prepared[pos].index] {
+                    let action = &round.actions[round.prepared[pos].index];
+                    of_row("MultiResponse", &cells, action.row())?;
+                    one_row("MultiResponse", &cells)?;
+                    Ok(match action {
                         Action::Put(_) | Action::Delete(_) => BatchOutcome::Done,
                         Action::Get(_) if cells.is_empty() => {
                             BatchOutcome::Row(RowResult::default())
@@ -609,6 +614,7 @@ fn multi_outcomes(
             ));
         }
     }
+    all_used("MultiResponse", &reader)?;
     Ok(out)
 }
 

@@ -10,12 +10,15 @@ mod result;
 mod scan;
 mod timeline;
 
+// Answer decoding, for the fuzz targets (`crate::fuzzing`).
+pub(crate) use batch::name_bytes_error;
+pub(crate) use scan::fuzz_scan_answer;
+
 use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
-use hbclient_proto::cell::CellBlockReader;
 use hbclient_proto::frame::ResponseFrame;
 use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
@@ -32,7 +35,6 @@ pub use scan::{
 };
 pub use timeline::Consistency;
 
-use crate::codec::result_cells;
 use crate::engine::{Kind, Profile, RegionCall};
 use crate::error::{Error, ErrorKind, Result};
 use crate::locate::RegionLocation;
@@ -117,15 +119,13 @@ fn parse_mutate(frame: ResponseFrame) -> Result<Vec<hbclient_proto::cell::Cell>>
     response_cells(response.result.as_ref(), frame.cellblock)
 }
 
-/// The cells of an optional `Result` whose cellblock part is in `cellblock`.
+/// The cells of an optional `Result` whose cellblock part is in `cellblock` (checked: the counts
+/// use the whole cellblock, the cells are of one row).
 fn response_cells(
     result: Option<&pb::Result>,
     cellblock: Bytes,
 ) -> Result<Vec<hbclient_proto::cell::Cell>> {
-    match result {
-        Some(result) => result_cells(result, &mut CellBlockReader::new(cellblock)),
-        None => Ok(Vec::new()),
-    }
+    crate::codec::single_result_cells("Get/Mutate answer", result, cellblock)
 }
 
 impl AsyncTable {
@@ -192,6 +192,7 @@ impl AsyncTable {
             }
         };
         let (cells, stale) = telemetry::traced(&self.name, "GET", span, read).await?;
+        crate::codec::of_row("GetResponse", &cells, &get.row)?;
         let mut row = RowResult::new(
             if cells.is_empty() {
                 Bytes::new()

@@ -16,6 +16,7 @@ mod dead_peers;
 mod errors;
 mod faults;
 mod lifecycle;
+mod hostile;
 mod meta_replicas;
 mod mutations;
 mod mutator;

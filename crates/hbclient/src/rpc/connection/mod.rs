@@ -296,14 +296,20 @@ fn cost(len: usize, budget: usize) -> u32 {
 /// Turns a server exception into a [`RemoteError`]. The message is the first line of the
 /// stringified exception without its class prefix.
 pub(crate) fn remote_error(e: &pb::ExceptionResponse) -> RemoteError {
-    let class = e.exception_class_name.clone().unwrap_or_default();
-    let trace = e.stack_trace.clone().unwrap_or_default();
+    // Server text is capped (`Error::remote` caps again): a trace of megabytes is neither
+    // copied nor quoted.
+    let class =
+        crate::error::cap_server_text(e.exception_class_name.as_deref().unwrap_or_default())
+            .into_owned();
+    let trace = e.stack_trace.as_deref().unwrap_or_default();
     let first_line = trace.lines().next().unwrap_or_default();
-    let message = first_line
-        .strip_prefix(class.as_str())
-        .map(|m| m.trim_start_matches(':').trim())
-        .unwrap_or(first_line)
-        .to_string();
+    let message = crate::error::cap_server_text(
+        first_line
+            .strip_prefix(class.as_str())
+            .map(|m| m.trim_start_matches(':').trim())
+            .unwrap_or(first_line),
+    )
+    .into_owned();
     let moved_to = match (&e.hostname, e.port) {
         (Some(host), Some(port)) if !host.is_empty() => Some(format!("{host}:{port}")),
         _ => None,

@@ -12,6 +12,8 @@ mod parallel;
 mod scanner;
 mod state;
 
+pub(crate) use state::fuzz_scan_answer;
+
 use bytes::Bytes;
 use hbclient_proto::pb;
 

@@ -60,6 +60,14 @@ pub(super) struct Assembly {
     partial: Vec<Cell>,
     pub(super) resume: Resume,
     pub(super) rows_left: Option<u64>,
+    /// Rows come in descending order.
+    reversed: bool,
+    /// Pieces mode: the row whose pieces the caller is getting, and how many of its cells it has
+    /// had (a key clone per wide row only).
+    open_piece: Option<(Bytes, usize)>,
+    /// Pieces mode, after a reopen: cells of this row the caller already has, to drop when the
+    /// new scanner sends the row again from its start.
+    skip_cells: Option<(Bytes, usize)>,
 }
 
 impl Assembly {
@@ -72,6 +80,70 @@ impl Assembly {
                 inclusive: scan.include_start,
             },
             rows_left: scan.limit,
+            reversed: scan.reversed,
+            open_piece: None,
+            skip_cells: None,
+        }
+    }
+
+    /// True when `row` comes strictly after `prev` in the scan's direction.
+    #[inline]
+    fn after(&self, prev: &[u8], row: &[u8]) -> bool {
+        if self.reversed {
+            row < prev
+        } else {
+            row > prev
+        }
+    }
+
+    /// True when the caller has `row` already: at or behind the resume point (a scanner reopened
+    /// after an error may restart from the region's start; Java's client trusts it not to).
+    #[inline]
+    fn behind_resume(&self, row: &[u8]) -> bool {
+        let resume = &self.resume;
+        if resume.row.is_empty() {
+            return false;
+        }
+        !(self.after(&resume.row, row) || (resume.inclusive && row == &resume.row[..]))
+    }
+
+    /// Checks a result's row against the one before it in the same answer (`prev`), or, for an
+    /// answer's first row, against the resume point. `Ok(false)`: a row the caller has already,
+    /// to be dropped.
+    #[inline]
+    fn in_order(&self, prev: Option<&Bytes>, row: &Bytes) -> Result<bool> {
+        match prev {
+            Some(prev) if self.after(prev, row) => Ok(true),
+            // Pieces of one row come one after another.
+            Some(prev) if self.pieces_wanted && prev == row => Ok(true),
+            Some(prev) => Err(Error::protocol(format!(
+                "ScanResponse: row {} came after row {} in one answer ({} order broken)",
+                crate::codec::show_row(row),
+                crate::codec::show_row(prev),
+                if self.reversed {
+                    "descending"
+                } else {
+                    "ascending"
+                }
+            ))),
+            None => Ok(!self.behind_resume(row)),
+        }
+    }
+
+    /// Pieces mode: drops the cells of a restarted row that the caller already has.
+    fn skip_seen_cells(&mut self, cells: &mut Vec<Cell>) {
+        let Some((row, left)) = &mut self.skip_cells else {
+            return;
+        };
+        if cells[0].row != *row {
+            self.skip_cells = None;
+            return;
+        }
+        let n = (*left).min(cells.len());
+        cells.drain(..n);
+        *left -= n;
+        if *left == 0 {
+            self.skip_cells = None;
         }
     }
 
@@ -82,12 +154,35 @@ impl Assembly {
         // The resume point moves once per answer, to the last complete row (one reference count
         // per answer instead of one per row).
         let mut last_complete = None;
-        for (cells, partial) in results {
+        for (mut cells, partial) in results {
             if cells.is_empty() {
                 continue;
             }
+            // Order within the answer, duplicates against the resume point: one key comparison
+            // per row, no allocation.
+            let continues = self.partial.first().is_some_and(|p| p.row == cells[0].row);
+            if !continues {
+                let prev = self
+                    .partial
+                    .first()
+                    .map(|c| &c.row)
+                    .or_else(|| rows.last().map(RowResult::row));
+                if !self.in_order(prev, &cells[0].row)? {
+                    continue;
+                }
+            }
             let row = if self.pieces_wanted {
-                if !partial {
+                self.skip_seen_cells(&mut cells);
+                if cells.is_empty() {
+                    continue;
+                }
+                if partial {
+                    match &mut self.open_piece {
+                        Some((row, n)) if *row == cells[0].row => *n += cells.len(),
+                        _ => self.open_piece = Some((cells[0].row.clone(), cells.len())),
+                    }
+                } else {
+                    self.open_piece = None;
                     last_complete = Some(rows.len());
                     self.count_row();
                 }
@@ -154,10 +249,10 @@ impl Assembly {
     /// The server scanned up to `cursor` without a row to return: a scanner reopened after an
     /// error starts there (inclusive) rather than rescanning what was filtered out already, so
     /// the cursors a caller sees keep moving forward. Not while a row is half received, nor
-    /// backwards.
-    fn advance_to_cursor(&mut self, cursor: &Bytes, reversed: bool) {
+    /// backwards. True when the resume point moved (the scan made progress).
+    fn advance_to_cursor(&mut self, cursor: &Bytes, reversed: bool) -> bool {
         if !self.partial.is_empty() {
-            return;
+            return false;
         }
         let ahead = self.resume.row.is_empty()
             || if reversed {
@@ -171,11 +266,17 @@ impl Assembly {
                 inclusive: true,
             };
         }
+        ahead
     }
 
-    /// Forgets a row only partly received (its scanner is lost; the next one restarts it).
+    /// Forgets a row only partly received (its scanner is lost; the next one restarts it). In
+    /// pieces mode the caller has some of that row's cells already: the next scanner's copies of
+    /// them are dropped, so the caller resumes strictly after the last cell it got.
     fn drop_partial(&mut self) {
         self.partial.clear();
+        if let Some(open) = self.open_piece.take() {
+            self.skip_cells = Some(open);
+        }
     }
 
     /// The next scanner starts after `row`, which the caller has whole.
@@ -194,6 +295,21 @@ impl Assembly {
     }
 }
 
+/// Answers in a row without progress (no row or piece of one, no cursor that moved, no end of
+/// region or scan) after which the server is taken to be broken. A server that works honestly
+/// heartbeats once per time limit (half the call's timeout, at least tens of milliseconds), so
+/// this is minutes of filtering without a match at the shortest limits; the operation timeout
+/// bounds the time (`Stall`). HBase's own client has no such bound and calls a heartbeating
+/// server forever (issue #28 measured ~15k RPCs/s).
+pub(super) const MAX_ANSWERS_WITHOUT_PROGRESS: u32 = 1000;
+
+/// Answers without progress so far, and when the first of them came.
+#[derive(Debug, Clone, Copy)]
+struct Stall {
+    since: std::time::Instant,
+    answers: u32,
+}
+
 /// The scan's progress; owned by the task that fetches ahead of the caller.
 pub(super) struct ScanState {
     pub(super) core: Arc<Core>,
@@ -207,6 +323,9 @@ pub(super) struct ScanState {
     open: Option<Open>,
     pub(super) done: bool,
     tries: u32,
+    /// Whether the last answer made progress (`step` sets it).
+    progressed: bool,
+    stall: Option<Stall>,
     pub(super) metrics: SharedMetrics,
 }
 
@@ -304,6 +423,8 @@ impl ScanState {
             open: None,
             done: false,
             tries: 0,
+            progressed: true,
+            stall: None,
             metrics,
         }
     }
@@ -332,6 +453,7 @@ impl ScanState {
             match self.step(deadline).await {
                 Ok(items) => {
                     self.tries = 0;
+                    self.check_progress()?;
                     return Ok(items);
                 }
                 Err(e) if reopens(&e) => {
@@ -361,6 +483,53 @@ impl ScanState {
                 Err(e) => return Err(e.with_context("table", self.table.to_string())),
             }
         }
+    }
+
+    /// Fails the scan when its server has answered too often, or for too long, without
+    /// progress: a heartbeat-only (or empty-answer) server must not be called forever. Not
+    /// retried: a new scanner on the same server would do the same.
+    fn check_progress(&mut self) -> Result<()> {
+        if self.progressed || self.done {
+            self.stall = None;
+            return Ok(());
+        }
+        let stall = self.stall.get_or_insert(Stall {
+            since: std::time::Instant::now(),
+            answers: 0,
+        });
+        stall.answers += 1;
+        let stalled_for = stall.since.elapsed();
+        let limit = if self.table.is_system() {
+            self.core.config.meta_operation_timeout()
+        } else {
+            self.core.config.operation_timeout
+        };
+        let (kind, why) = if stall.answers >= MAX_ANSWERS_WITHOUT_PROGRESS {
+            (
+                crate::ErrorKind::Protocol,
+                format!("{} answers in a row", stall.answers),
+            )
+        } else if stalled_for >= limit {
+            (
+                crate::ErrorKind::Timeout,
+                format!("{stalled_for:?} (the operation timeout)"),
+            )
+        } else {
+            return Ok(());
+        };
+        let server = self.open.as_ref().map(|o| o.loc.server.to_string());
+        let mut e = Error::new(
+            kind,
+            format!(
+                "the scan made no progress in {why}: the server sent heartbeats or empty \
+                 answers without rows, a moving cursor or the end of the region"
+            ),
+        )
+        .with_context("table", self.table.to_string());
+        if let Some(server) = server {
+            e = e.with_context("server", server);
+        }
+        Err(e)
     }
 
     /// One RPC: open a scanner on the next region, or fetch the next batch of the open one.
@@ -469,9 +638,10 @@ impl ScanState {
             }
             _ => None,
         };
-        if let Some(row) = &cursor {
-            self.rows.advance_to_cursor(row, self.scan.reversed);
-        }
+        let cursor_moved = cursor
+            .as_ref()
+            .is_some_and(|row| self.rows.advance_to_cursor(row, self.scan.reversed));
+        self.progressed = !no_results || cursor_moved || region_end;
         self.after_answer(&response, &loc);
         let mut items: Vec<ScanItem> = rows.into_iter().map(ScanItem::Row).collect();
         items.extend(cursor.map(ScanItem::Cursor));
@@ -595,6 +765,34 @@ pub(super) async fn fetch_ahead(
     }
 }
 
+/// For the fuzz targets: a scan answer's results decoded and assembled into rows in each mode
+/// (whole rows and pieces, forward and reversed, with a resume point), as a scan does; returns
+/// the rows accepted.
+pub(crate) fn fuzz_scan_answer(response: &pb::ScanResponse, cellblock: &Bytes) -> usize {
+    let Ok(results) = scan_results(response, cellblock.clone()) else {
+        return 0;
+    };
+    let mut accepted = 0;
+    for scan in [
+        Scan::new(),
+        Scan::new().reversed(),
+        Scan::new().allow_partial_results(),
+        Scan::new().start(Bytes::from_static(b"m")).limit(3),
+    ] {
+        let mut rows = Assembly::new(&scan);
+        if let Ok(got) = rows.take(results.clone()) {
+            accepted += got.len();
+        }
+        // Again after a lost scanner: what came must not come twice.
+        rows.drop_partial();
+        if let Ok(again) = rows.take(results.clone()) {
+            accepted += again.len();
+        }
+        accepted += usize::from(rows.complete_pending().is_some());
+    }
+    accepted
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -715,6 +913,76 @@ mod tests {
             (&back.resume.row[..], back.resume.inclusive),
             (&b"m"[..], true)
         );
+    }
+
+    fn keys(rows: &[RowResult]) -> Vec<&[u8]> {
+        rows.iter().map(|r| &r.row()[..]).collect()
+    }
+
+    fn whole(rows: &[&str]) -> Vec<(Vec<Cell>, bool)> {
+        rows.iter().map(|r| (vec![cell(r, "v")], false)).collect()
+    }
+
+    #[test]
+    fn rows_at_or_behind_the_resume_point_are_dropped_as_duplicates() {
+        let mut rows = Assembly::new(&Scan::new());
+        assert_eq!(keys(&rows.take(whole(&["a", "b"])).unwrap()), [b"a", b"b"]);
+        // A reopened scanner restarted the region: what the caller has comes again.
+        let got = rows.take(whole(&["a", "b", "c"])).unwrap();
+        assert_eq!(keys(&got), [b"c"]);
+        // Reversed scans resume below the last row.
+        let mut back = Assembly::new(&Scan::new().reversed());
+        assert_eq!(keys(&back.take(whole(&["z", "y"])).unwrap()), [b"z", b"y"]);
+        assert_eq!(keys(&back.take(whole(&["z", "y", "x"])).unwrap()), [b"x"]);
+        // A cursor resumes at its row, inclusive.
+        let mut rows = Assembly::new(&Scan::new());
+        rows.advance_to_cursor(&Bytes::from_static(b"m"), false);
+        assert_eq!(
+            keys(&rows.take(whole(&["l", "m", "n"])).unwrap()),
+            [b"m", b"n"]
+        );
+    }
+
+    #[test]
+    fn rows_out_of_order_within_an_answer_are_a_protocol_error() {
+        let e = Assembly::new(&Scan::new())
+            .take(whole(&["a", "c", "b"]))
+            .unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Protocol);
+        assert!(e.message().contains("ascending"), "{e}");
+        // The same row twice, whole both times.
+        assert!(Assembly::new(&Scan::new())
+            .take(whole(&["a", "a"]))
+            .is_err());
+        let e = Assembly::new(&Scan::new().reversed())
+            .take(whole(&["b", "c"]))
+            .unwrap_err();
+        assert!(e.message().contains("descending"), "{e}");
+        assert!(Assembly::new(&Scan::new().reversed())
+            .take(whole(&["c", "b", "a"]))
+            .is_ok());
+    }
+
+    #[test]
+    fn pieces_resume_after_the_last_cell_the_caller_has() {
+        let mut rows = Assembly::new(&Scan::new().allow_partial_results());
+        let q = |row: &str, q: &'static str| {
+            let mut c = cell(row, q);
+            c.qualifier = Bytes::from_static(q.as_bytes());
+            c
+        };
+        let got = rows
+            .take(vec![(vec![q("r", "1"), q("r", "2")], true)])
+            .unwrap();
+        assert_eq!(got[0].len(), 2);
+        // The scanner is lost; its replacement sends the row from its first cell.
+        rows.drop_partial();
+        let got = rows
+            .take(vec![(vec![q("r", "1"), q("r", "2"), q("r", "3")], false)])
+            .unwrap();
+        assert_eq!(got.len(), 1);
+        let cells: Vec<_> = got[0].cells().iter().map(|c| &c.qualifier[..]).collect();
+        assert_eq!(cells, [b"3"], "only the cell the caller did not have");
     }
 
     #[test]
