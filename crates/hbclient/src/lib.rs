@@ -42,7 +42,7 @@ mod shared;
 mod slow_log;
 mod spent;
 mod table;
-mod telemetry;
+pub mod telemetry;
 mod tls;
 
 pub use admin::{Admin, FamilyDescriptor, RegionSummary, TableDescriptor};

@@ -386,7 +386,11 @@ impl Shared {
             batch,
             deadline: self.table.core().table_deadline(self.table.name()),
         };
-        handle.spawn(send(completion));
+        let span = crate::telemetry::flush_span(self.table.name(), completion.batch.len(), bytes);
+        handle.spawn(crate::telemetry::in_span(
+            span.clone(),
+            send(completion, span),
+        ));
         Some(seq)
     }
 
@@ -500,7 +504,7 @@ impl Drop for Completion {
 }
 
 /// Sends one flush, after every earlier flush completed.
-async fn send(mut completion: Completion) {
+async fn send(mut completion: Completion, span: tracing::Span) {
     let shared = completion.shared.clone();
     let (seq, bytes) = (completion.seq, completion.bytes);
     loop {
@@ -539,6 +543,12 @@ async fn send(mut completion: Completion) {
         }
     }
     shared.recycle(batch);
+    crate::telemetry::finish_flush(
+        &span,
+        written,
+        failures.len(),
+        failures.first().map(|f| &f.error),
+    );
     c.written.fetch_add(written, Ordering::Relaxed);
     shared.deliver(failures);
     drop(completion);

@@ -403,13 +403,25 @@ impl ScanState {
         let replicated = self.open.is_none()
             && self.scan.consistency == Consistency::Timeline
             && !loc.replicas.is_empty();
-        let (loc, frame) = if replicated {
-            timeline::open_scanner(&core, &self.table, &self.meta, loc, request, deadline).await?
-        } else {
-            let frame =
-                open_or_next(&core, &self.table, &self.meta, &loc, &request, deadline).await?;
-            (loc, frame)
+        // Inside the scan's span: the region's server, and one child span per RPC.
+        crate::telemetry::record_server(&loc.server);
+        let rpc_span = tracing::debug_span!(
+            "attempt",
+            table = %self.table,
+            region = %String::from_utf8_lossy(&loc.name),
+            server = %loc.server,
+            attempt = self.tries,
+        );
+        let (table, meta) = (&self.table, &self.meta);
+        let rpc = async {
+            if replicated {
+                timeline::open_scanner(&core, table, meta, loc, request, deadline).await
+            } else {
+                let frame = open_or_next(&core, table, meta, &loc, &request, deadline).await?;
+                Ok((loc, frame))
+            }
         };
+        let (loc, frame) = crate::telemetry::in_span(rpc_span, rpc).await?;
         let response: pb::ScanResponse = frame.body("ScanResponse")?;
         let opened = match &mut self.open {
             Some(open) => {
