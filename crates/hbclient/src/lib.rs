@@ -40,7 +40,7 @@ mod rpc;
 mod security;
 mod slow_log;
 mod table;
-mod telemetry;
+pub mod telemetry;
 mod tls;
 
 pub use admin::{Admin, FamilyDescriptor, RegionSummary, TableDescriptor};

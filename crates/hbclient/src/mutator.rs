@@ -402,7 +402,15 @@ impl Shared {
             .runtime
             .get()
             .expect("the runtime is known before the first mutation is buffered");
-        handle.spawn(send(completion));
+        let span = crate::telemetry::flush_span(
+            self.table.name(),
+            completion.batch.len(),
+            completion.bytes,
+        );
+        handle.spawn(crate::telemetry::in_span(
+            span.clone(),
+            send(completion, span),
+        ));
     }
 
     /// Waits until every flush started before now has completed, then takes the failures.
@@ -538,7 +546,7 @@ impl Drop for Completion {
 }
 
 /// Sends one flush, after every earlier flush completed.
-async fn send(mut completion: Completion) {
+async fn send(mut completion: Completion, span: tracing::Span) {
     let shared = completion.shared.clone();
     let (seq, bytes) = (completion.seq, completion.bytes);
     loop {
@@ -578,6 +586,12 @@ async fn send(mut completion: Completion) {
         }
     }
     shared.recycle(batch);
+    crate::telemetry::finish_flush(
+        &span,
+        written,
+        failures.len(),
+        failures.first().map(|f| &f.error),
+    );
     c.written.fetch_add(written, Ordering::Relaxed);
     shared.deliver(failures);
     drop(completion);

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use hbclient::{Action, CheckAndMutate, Get, Put};
+use futures::{StreamExt, TryStreamExt};
+use hbclient::{Action, CheckAndMutate, Get, MutatorOptions, ParallelScan, Put, Scan};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing_subscriber::layer::{Context, Layer};
@@ -148,6 +149,84 @@ async fn operation_spans_follow_the_hbase_semantic_conventions() {
         .unwrap();
     assert!(swapped);
     only_span(&recorder, "CHECK_AND_MUTATE", &name);
+}
+
+/// Scans (one span for a whole multi-RPC scan, one for a parallel scan and one per piece) and
+/// `BufferedMutator` flushes have operation spans, with their counts recorded when they end.
+#[tokio::test]
+async fn scans_and_mutator_flushes_have_operation_spans() {
+    let c = TestCluster::start().await;
+    let name = c.table(&["f"], &[b"m"]).await;
+    let table = c.conn.table(&name).unwrap();
+    for row in ["a1", "a2", "a3", "n1", "n2"] {
+        table.put(Put::new(row).add("f", "q", "v")).await.unwrap();
+    }
+    let _one_at_a_time = crate::support::TRACING_TESTS.lock().await;
+    let recorder = Recorder::default();
+    let _guard = tracing_subscriber::registry()
+        .with(recorder.clone())
+        .set_default();
+    tracing::callsite::rebuild_interest_cache();
+
+    // One row per RPC across two regions: many RPCs, one span.
+    let mut scanner = table.scan(Scan::new().caching(1));
+    let mut rows = 0;
+    while let Some(row) = scanner.next().await {
+        row.unwrap();
+        rows += 1;
+    }
+    assert_eq!(rows, 5);
+    let rpcs = scanner.metrics().rpc_calls;
+    assert!(rpcs > 2, "{rpcs} RPCs");
+    let scan = only_span(&recorder, "SCAN", &name);
+    assert_eq!(field(&scan, "db.response.returned_rows"), "5");
+    assert_eq!(field(&scan, "hbclient.rpc_calls"), rpcs.to_string());
+    assert!(!field(&scan, "server.address").is_empty());
+    assert!(!scan.contains_key("error.type"), "{scan:?}");
+
+    // A parallel scan: its own span, and one per region piece.
+    let parallel: Vec<_> = table
+        .parallel_scan(Scan::new(), ParallelScan::new())
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(parallel.len(), 5);
+    let spans = recorder.take();
+    let mut returned: Vec<&str> = spans
+        .iter()
+        .map(|s| {
+            assert_eq!(field(s, "db.operation.name"), "SCAN");
+            field(s, "db.response.returned_rows")
+        })
+        .collect();
+    returned.sort();
+    assert_eq!(returned, ["2", "3", "5"], "{spans:#?}");
+
+    // A flush: mutations and bytes when cut, written and failed when done.
+    let mutator = table.buffered_mutator_with(MutatorOptions::default().periodic_flush(None));
+    mutator
+        .mutate(Put::new("w1").add("f", "q", "1"))
+        .await
+        .unwrap();
+    mutator
+        .mutate(Put::new("w2").add("f", "q", "2"))
+        .await
+        .unwrap();
+    mutator.flush().await.unwrap();
+    let flush = only_span(&recorder, "BATCH", &name);
+    assert_eq!(field(&flush, "hbclient.mutator.flush"), "true");
+    assert_eq!(field(&flush, "db.operation.batch.size"), "2");
+    assert!(
+        field(&flush, "hbclient.mutator.bytes")
+            .parse::<u64>()
+            .unwrap()
+            > 0
+    );
+    assert_eq!(field(&flush, "hbclient.mutator.written"), "2");
+    assert_eq!(field(&flush, "hbclient.mutator.failed"), "0");
+    assert!(!flush.contains_key("error.type"), "{flush:?}");
 }
 
 /// With the `opentelemetry` feature, each request carries the caller's trace context (W3C

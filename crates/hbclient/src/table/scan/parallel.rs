@@ -115,6 +115,8 @@ impl AsyncTable {
         options: ParallelScan,
     ) -> Result<ParallelScanner> {
         let core = self.core();
+        // One span for the whole scan; each piece's own SCAN span is its child.
+        let span = crate::telemetry::scan_span(self.name());
         let deadline = self.profile().deadline(self.name());
         let (low, high, high_inclusive) = if scan.reversed {
             (&scan.stop, &scan.start, scan.include_start)
@@ -155,6 +157,7 @@ impl AsyncTable {
             waited: std::time::Duration::ZERO,
             waiting_since: None,
             failed: false,
+            span,
         })
     }
 }
@@ -177,6 +180,8 @@ pub struct ParallelScanner {
     waited: std::time::Duration,
     waiting_since: Option<Instant>,
     failed: bool,
+    /// The scan's operation span; `Span::none()` once its end is recorded.
+    span: tracing::Span,
 }
 
 impl std::fmt::Debug for ParallelScanner {
@@ -201,6 +206,16 @@ impl ParallelScanner {
     }
 
     /// Starts pieces until `concurrency` run; each starts fetching at once.
+    /// Records the whole scan's rows, RPCs and error on its span, once, and lets it close.
+    fn finish_span(&mut self, error: Option<&Error>) {
+        if self.span.is_none() {
+            return;
+        }
+        let m = self.metrics();
+        crate::telemetry::finish_scan(&self.span, m.rows, m.rpc_calls, error);
+        self.span = tracing::Span::none();
+    }
+
     fn start_pieces(&mut self) {
         let running = |s: &Self| match s.order {
             MergeOrder::KeyOrder => s.in_order.len(),
@@ -217,7 +232,10 @@ impl ParallelScanner {
                 .unwrap_or(self.table.core().config.scanner_prefetch_depth);
             let meta = self.table.call_meta(scan.priority);
             let state = ScanState::new(&self.table, meta, scan, metrics);
-            let mut scanner = Scanner::new(state, depth);
+            let mut scanner = {
+                let _in_scan = self.span.enter();
+                Scanner::new(state, depth)
+            };
             scanner.prime();
             match self.order {
                 MergeOrder::KeyOrder => self.in_order.push_back(scanner),
@@ -275,9 +293,16 @@ impl Stream for ParallelScanner {
                 if let Some(left) = self.rows_left.as_mut() {
                     *left -= 1;
                 }
+                if self.rows_left == Some(0) {
+                    self.finish_span(None);
+                }
             }
-            Poll::Ready(Some(Err(_))) => self.failed = true,
-            _ => {}
+            Poll::Ready(Some(Err(e))) => {
+                self.failed = true;
+                self.finish_span(Some(e));
+            }
+            Poll::Ready(None) => self.finish_span(None),
+            Poll::Pending => {}
         }
         polled
     }

@@ -12,11 +12,13 @@ use std::time::Instant;
 use bytes::Bytes;
 use futures::Stream;
 use tokio::sync::mpsc;
+use tracing::Span;
 
 use super::metrics::{ScanMetrics, ScanMetricsReader, SharedMetrics};
 use super::state::{fetch_ahead, first_batch, Fetched, ScanState};
 use crate::error::Result;
 use crate::table::RowResult;
+use crate::telemetry;
 
 /// One thing a scan yields: a row, or (for a scan with
 /// [`Scan::need_cursor_result`](crate::Scan::need_cursor_result)) a cursor.
@@ -64,10 +66,13 @@ pub struct Scanner {
     metrics: SharedMetrics,
     /// Since when the caller has been waiting with nothing buffered.
     waiting_since: Option<Instant>,
+    /// The scan's operation span; `Span::none()` once its end is recorded.
+    span: Span,
 }
 
 impl Drop for Scanner {
     fn drop(&mut self) {
+        self.finish_span(None);
         // Aborting the task drops the scan state, which closes the server-side scanner.
         if let Fetcher::Running { task, .. } = &self.fetcher {
             task.abort();
@@ -88,6 +93,7 @@ impl std::fmt::Debug for Scanner {
 impl Scanner {
     pub(super) fn new(state: ScanState, depth: usize) -> Scanner {
         let metrics = state.metrics.clone();
+        let span = telemetry::scan_span(&state.table);
         Scanner {
             fetcher: Fetcher::Idle(Box::new(state)),
             asked: 0,
@@ -95,7 +101,18 @@ impl Scanner {
             buffer: VecDeque::new(),
             metrics,
             waiting_since: None,
+            span,
         }
+    }
+
+    /// Records the scan's rows, RPCs and error on its span, once, and lets the span close.
+    fn finish_span(&mut self, error: Option<&crate::error::Error>) {
+        if self.span.is_none() {
+            return;
+        }
+        let m = self.metrics.snapshot();
+        telemetry::finish_scan(&self.span, m.rows, m.rpc_calls, error);
+        self.span = Span::none();
     }
 
     /// The scan's metrics so far: the client's counters and, with
@@ -144,7 +161,10 @@ impl Scanner {
     fn spawn(&mut self, state: Box<ScanState>) {
         let (wanted, wanted_rx) = mpsc::unbounded_channel();
         let (out, batches) = mpsc::unbounded_channel();
-        let task = tokio::spawn(fetch_ahead(state, wanted_rx, out));
+        let task = tokio::spawn(telemetry::in_span(
+            self.span.clone(),
+            fetch_ahead(state, wanted_rx, out),
+        ));
         self.fetcher = Fetcher::Running {
             wanted,
             batches,
@@ -168,7 +188,10 @@ impl Scanner {
                     else {
                         unreachable!("matched above");
                     };
-                    self.fetcher = Fetcher::First(Box::pin(first_batch(state)));
+                    self.fetcher = Fetcher::First(Box::pin(telemetry::in_span(
+                        self.span.clone(),
+                        first_batch(state),
+                    )));
                     continue;
                 }
                 Fetcher::First(first) => {
@@ -223,6 +246,11 @@ impl Scanner {
                 let waited = since.elapsed();
                 self.metrics.update(|m| m.wait_time += waited);
             }
+        }
+        match &polled {
+            Poll::Ready(None) => self.finish_span(None),
+            Poll::Ready(Some(Err(e))) => self.finish_span(Some(e)),
+            _ => {}
         }
         polled
     }
