@@ -110,7 +110,6 @@ impl Default for AuthSettings {
     }
 }
 
-
 impl Config {
     /// A builder starting from HBase's defaults (ZooKeeper on `127.0.0.1:2181`).
     pub fn builder() -> ConfigBuilder {
@@ -235,7 +234,6 @@ impl ConfigBuilder {
         Ok(true)
     }
 
-
     /// Sets every pair, stopping at the first invalid one.
     pub fn set_all<'a>(
         mut self,
@@ -347,4 +345,3 @@ fn split_hosts(list: &str, default_port: u16) -> Vec<String> {
         })
         .collect()
 }
-

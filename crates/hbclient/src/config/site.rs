@@ -53,7 +53,6 @@ impl ConfigBuilder {
         }
         Ok(self)
     }
-
 }
 
 /// The `(name, value)` pairs of a Hadoop configuration file, in file order. Properties without
@@ -95,7 +94,11 @@ fn site_properties(xml: &str) -> std::result::Result<Vec<(String, String)>, Stri
 }
 
 /// Expands `${name}` and `${env.NAME}`; unknown references stay as written.
-pub(super) fn expand(value: &str, props: &std::collections::HashMap<String, String>, depth: u32) -> String {
+pub(super) fn expand(
+    value: &str,
+    props: &std::collections::HashMap<String, String>,
+    depth: u32,
+) -> String {
     if depth > 20 || !value.contains("${") {
         return value.to_string();
     }

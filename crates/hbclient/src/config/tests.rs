@@ -492,7 +492,10 @@ fn every_key_is_listed_once_and_takes_its_own_default() {
         }
     }
     let find = |k: &str| keys.iter().find(|i| i.key == k).unwrap().default.clone();
-    assert_eq!(find("hbase.client.keyvalue.maxsize"), (10 << 20).to_string());
+    assert_eq!(
+        find("hbase.client.keyvalue.maxsize"),
+        (10 << 20).to_string()
+    );
     assert_eq!(find("hbase.rpc.timeout"), "60000");
     assert_eq!(find("hbase.client.primaryCallTimeout.get"), "10000");
     assert_eq!(find("hbase.rpc.protection"), "authentication");
