@@ -61,30 +61,13 @@ fn checked_in_abi_list_is_current() {
     assert!(fresh.contains("HB_ERR_AUTHENTICATION = 14"));
 }
 
-/// The configuration keys the Rust client accepts: the string patterns of the match arms of
-/// `ConfigBuilder::apply` in crates/hbclient/src/config.rs.
+/// The configuration keys the Rust client accepts, from its settings table.
 fn rust_config_keys() -> Vec<String> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../hbclient/src/config.rs");
-    let source = std::fs::read_to_string(&path).expect("read config.rs");
-    let start = source
-        .find("fn apply(&mut self")
-        .expect("ConfigBuilder::apply");
-    let end = start
-        + source[start..]
-            .find("_ => return Ok(false)")
-            .expect("apply's last arm");
-    let mut keys = Vec::new();
-    for line in source[start..end].lines() {
-        let line = line.trim_start();
-        let Some(arm) = line.split_once("=>").map(|(pattern, _)| pattern) else {
-            continue;
-        };
-        if !arm.trim_start().starts_with('"') {
-            continue;
-        }
-        keys.extend(arm.split('"').skip(1).step_by(2).map(String::from));
-    }
-    keys
+    hbcore::Config::keys()
+        .iter()
+        .flat_map(|k| std::iter::once(k.key).chain(k.aliases.iter().copied()))
+        .map(String::from)
+        .collect()
 }
 
 #[test]

@@ -171,8 +171,10 @@
 //! hbclient reads the Java client's keys with the Java client's defaults (HBase 2.x); a
 //! configuration directory or `hbase-site.xml` made for Java clients works as it is. Keys the
 //! client does not use are skipped when they come from a file (logged at debug level) and are
-//! an error when passed to [`ConfigBuilder::set`], so typos do not pass silently. The full list
-//! is on [`ConfigBuilder::set`]; the ones people ask about:
+//! an error when passed to [`ConfigBuilder::set`], so typos do not pass silently. Every key is
+//! one entry of the client's settings table: the full list, generated from it, is on
+//! [`ConfigBuilder::set`], and [`Config::keys`] gives it at run time with each key's default
+//! (a test keeps the keys below in that table). The ones people ask about:
 //!
 //! | key | meaning in hbclient |
 //! |---|---|
@@ -184,7 +186,7 @@
 //! | `hbase.client.scanner.caching`, `hbase.client.scanner.max.result.size`, `hbase.client.scanner.timeout.period` | scans; the scanner timeout bounds each step (open, next batch), not the whole scan |
 //! | `hbase.client.write.buffer`, `hbase.client.write.buffer.periodicflush.timeout.ms` | [`BufferedMutator`] defaults |
 //! | `hbase.client.ipc.pool.size` | connections per server (one is usually enough: calls are multiplexed) |
-//! | `hbase.security.authentication`, `hbase.rpc.protection`, `hbase.*.kerberos.principal`, `hbase.client.keytab.*` | Kerberos (SASL GSSAPI) at each protection level |
+//! | `hbase.security.authentication`, `hbase.rpc.protection`, `hbase.master.kerberos.principal`, `hbase.regionserver.kerberos.principal`, `hbase.client.keytab.*` | Kerberos (SASL GSSAPI) at each protection level |
 //! | `hbase.client.netty.tls.enabled`, `hbase.rpc.tls.*` | TLS (PEM stores; convert JKS/PKCS12 with `keytool`/`openssl`) |
 //!
 //! ## Errors

@@ -53,7 +53,7 @@ impl Kerberos {
         if !auth.kerberos {
             return Ok(None);
         }
-        let wanted = Qop::parse_list(&auth.protection.join(","))?;
+        let wanted = auth.protection.clone();
         let (rs, master) = match (&auth.regionserver_principal, &auth.master_principal) {
             (Some(rs), Some(m)) => (rs.clone(), m.clone()),
             (Some(one), None) | (None, Some(one)) => (one.clone(), one.clone()),
