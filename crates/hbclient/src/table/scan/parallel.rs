@@ -114,6 +114,7 @@ impl AsyncTable {
         scan: Scan,
         options: ParallelScan,
     ) -> Result<ParallelScanner> {
+        let scan = scan.resolve()?;
         let core = self.core();
         let deadline = core.table_deadline(self.name());
         let (low, high, high_inclusive) = if scan.reversed {
