@@ -45,7 +45,10 @@ mod table;
 mod telemetry;
 mod tls;
 
-pub use admin::{Admin, FamilyDescriptor, RegionSummary, TableDescriptor};
+pub use admin::{
+    Admin, BloomType, Compression, DataBlockEncoding, FamilyDescriptor, RegionSummary,
+    TableDescriptor,
+};
 pub use client::Connection;
 pub use config::{Config, ConfigBuilder, Discovery, MetaReplicaMode};
 pub use error::{Error, ErrorKind, RemoteError, Result};
