@@ -393,7 +393,11 @@ pub(crate) fn parse_table(name: &str) -> Result<TableName> {
 }
 
 impl Admin {
-    /// Creates a table, pre-split at `split_keys`, and waits until the master finished.
+    /// Creates a table, pre-split at `split_keys`, and waits until the master finished. An
+    /// existing table fails with [`ErrorKind::TableExists`](crate::ErrorKind::TableExists), a
+    /// missing namespace with [`ErrorKind::NamespaceNotFound`](crate::ErrorKind::NamespaceNotFound);
+    /// a descriptor without families, or with a family named twice, with
+    /// [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument) before anything is sent.
     pub async fn create_table(
         &self,
         descriptor: &TableDescriptor,
@@ -420,7 +424,8 @@ impl Admin {
         self.wait_table_available(&descriptor.name).await
     }
 
-    /// Deletes a (disabled) table.
+    /// Deletes a disabled table (an enabled one fails with
+    /// [`ErrorKind::TableNotDisabled`](crate::ErrorKind::TableNotDisabled)).
     pub async fn delete_table(&self, table: &str) -> Result<()> {
         let name = parse_table(table)?;
         let request = pb::DeleteTableRequest {
@@ -608,7 +613,7 @@ impl Admin {
     }
 
     /// Creates namespace `namespace` and waits until the master finished (an existing one fails
-    /// with the server's `NamespaceExistException`).
+    /// with [`ErrorKind::NamespaceExists`](crate::ErrorKind::NamespaceExists)).
     pub async fn create_namespace(&self, namespace: &str) -> Result<()> {
         check_namespace(namespace)?;
         let request = pb::CreateNamespaceRequest {
@@ -628,7 +633,7 @@ impl Admin {
 
     /// Deletes namespace `namespace`: it must hold no table (else the server's
     /// `ConstraintException`); `default` and `hbase` cannot be deleted; a missing one fails with
-    /// `NamespaceNotFoundException`.
+    /// [`ErrorKind::NamespaceNotFound`](crate::ErrorKind::NamespaceNotFound).
     pub async fn delete_namespace(&self, namespace: &str) -> Result<()> {
         check_namespace(namespace)?;
         let request = pb::DeleteNamespaceRequest {
