@@ -96,6 +96,7 @@ const NEVER_RETRY: &[&str] = &[
     hbclient_proto::exceptions::TABLE_NOT_DISABLED,
     hbclient_proto::exceptions::TABLE_EXISTS,
     hbclient_proto::exceptions::NAMESPACE_NOT_FOUND,
+    hbclient_proto::exceptions::NAMESPACE_EXIST,
     hbclient_proto::exceptions::NO_SUCH_COLUMN_FAMILY,
     hbclient_proto::exceptions::FAILED_SANITY_CHECK,
     hbclient_proto::exceptions::ACCESS_DENIED,
@@ -399,7 +400,7 @@ mod tests {
             (class::REGION_TOO_BUSY, ErrorKind::RegionTooBusy, true),
             (class::CALL_QUEUE_TOO_BIG, ErrorKind::ServerOverloaded, true),
             (class::CALL_DROPPED, ErrorKind::ServerOverloaded, true),
-            (class::CONSTRAINT, ErrorKind::Remote, true),
+            ("com.example.CustomException", ErrorKind::Remote, true),
         ] {
             let e = Error::remote(remote(class, false));
             assert_eq!(e.kind(), kind, "{class}");
