@@ -110,7 +110,7 @@
 //! | `setCaching(n)`, `setMaxResultSize(b)`, `setBatch(n)` | `.caching(n)`, `.max_result_size(b)`, `.batch(n)` |
 //! | `setLimit(n)`, `setReversed(true)` | `.limit(n)`, `.reversed()` |
 //! | `setAllowPartialResults(true)` | `.allow_partial_results()` |
-//! | `setFilter(f)` | `.filter(`[`Filter`]`)`: prefix, column prefix, single-column value, key-only, first-key-only, page, row, value, lists ([`Filter::all`], [`Filter::any`]), and any other HBase filter as [`Filter::Raw`] |
+//! | `setFilter(f)` | `.filter(`[`Filter`]`)`: prefix, column prefix, single-column value, key-only, first-key-only, page, row, value, qualifier, family, lists ([`Filter::all`], [`Filter::any`]), and any other HBase filter as [`Filter::raw`]`(class, bytes)` (bytes from [`ProtoWriter`]) |
 //!
 //! ```no_run
 //! # async fn demo(table: hbclient::AsyncTable) -> hbclient::Result<()> {

@@ -64,6 +64,6 @@ pub use slow_log::{SlowLogEntry, SlowLogKind};
 pub use table::{
     Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Consistency,
     Delete, Durability, Filter, Get, Increment, ListOp, MergeOrder, Mutation, ParallelScan,
-    ParallelScanner, Put, RowMutations, RowResult, Scan, ScanItem, ScanItems, ScanMetrics,
-    ScanMetricsReader, Scanner,
+    ParallelScanner, ProtoWriter, Put, RowMutations, RowResult, Scan, ScanItem, ScanItems,
+    ScanMetrics, ScanMetricsReader, Scanner,
 };

@@ -21,7 +21,7 @@ use hbclient_proto::pb;
 
 pub use batch::{Action, BatchOutcome};
 pub use check::{CheckAndMutate, CheckBuilder, RowMutations};
-pub use filter::{CompareOp, Filter, ListOp};
+pub use filter::{CompareOp, Filter, ListOp, ProtoWriter};
 pub use ops::{Append, Delete, Durability, Get, Increment, Mutation, Put};
 pub use result::RowResult;
 pub use scan::{

@@ -728,3 +728,44 @@ async fn builders_mean_what_java_means_in_any_order() {
         assert_eq!(e.kind(), hbclient::ErrorKind::InvalidArgument, "{e}");
     }
 }
+
+/// Issue #27, item 9: qualifier and family filters need no raw bytes, and a raw filter built
+/// with `ProtoWriter` works on the server.
+#[tokio::test]
+async fn qualifier_family_and_hand_built_filters() {
+    let c = TestCluster::start().await;
+    let t = seeded(&c, SPLITS).await;
+    let scan = Scan::new()
+        .stop("r03")
+        .filter(Filter::Qualifier(CompareOp::Equal, "color".into()));
+    let r = scan_all(&t, scan).await;
+    assert_eq!(keys(&r), range(0, 3));
+    assert!(r
+        .iter()
+        .all(|row| row.len() == 1 && value(row, "f", "color").is_some()));
+    let r = scan_all(
+        &t,
+        Scan::new()
+            .stop("r03")
+            .filter(Filter::Family(CompareOp::Equal, "g".into())),
+    )
+    .await;
+    assert!(r
+        .iter()
+        .all(|row| row.len() == 1 && value(row, "g", "b").is_some()));
+    // ColumnRangeFilter [b, c): `b` of g, not `a` or `color` of f.
+    let range_filter = Filter::raw(
+        "ColumnRangeFilter",
+        hbclient::ProtoWriter::new()
+            .bytes(1, "b")
+            .bool(2, true)
+            .bytes(3, "c")
+            .bool(4, false)
+            .finish(),
+    );
+    let r = scan_all(&t, Scan::new().stop("r03").filter(range_filter)).await;
+    assert_eq!(keys(&r), range(0, 3));
+    assert!(r
+        .iter()
+        .all(|row| row.len() == 1 && value(row, "g", "b").is_some()));
+}
