@@ -229,8 +229,8 @@
 use crate::{
     Action, Admin, Append, AsyncTable, BufferedMutator, CheckAndMutate, Compression, ConfigBuilder,
     Delete, Durability, Error, FamilyDescriptor, Filter, Get, Increment, MutatorError,
-    MutatorOptions, Put, RemoteError, RowMutations, RowResult, Scan, Scanner, SlowLogKind,
-    TableDescriptor,
+    MutatorOptions, ProtoWriter, Put, RemoteError, RowMutations, RowResult, Scan, Scanner,
+    SlowLogKind, TableDescriptor,
 };
 #[allow(unused_imports)]
 use crate::{Config, Connection, Consistency};
