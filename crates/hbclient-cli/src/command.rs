@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use hbclient::FamilyDescriptor;
+use hbclient::{BloomType, Compression, DataBlockEncoding, FamilyDescriptor};
 
 use crate::syntax::Value;
 use hbclient_proto::binary_text::from_string_binary;
@@ -249,7 +249,7 @@ pub(crate) const COMMAND_NAMES: &[&str] = &[
 pub(crate) const USAGE: &str = "\
 list [REGEX]                         tables (optionally matching a regex)
 describe TABLE                       state, families and their settings
-create TABLE, FAMILY | {NAME => F, VERSIONS => N, TTL => SECS, COMPRESSION => C, BLOOMFILTER => B}, ... [, SPLITS => [KEY, ...]]
+create TABLE, FAMILY | {NAME => F, VERSIONS => N, TTL => SECS, COMPRESSION => C, BLOOMFILTER => B, DATA_BLOCK_ENCODING => E}, ... [, SPLITS => [KEY, ...]]
 exists TABLE
 disable TABLE / enable TABLE / drop TABLE
 truncate TABLE / truncate_preserve TABLE   empty the table (disables it first; _preserve keeps the splits)
@@ -727,16 +727,20 @@ impl Args {
                     Value::Str(s) if s.eq_ignore_ascii_case(b"FOREVER") => family,
                     v => family.ttl_secs(self.non_negative(v, "TTL")?),
                 },
-                "COMPRESSION" => family.compression(&String::from_utf8_lossy(
-                    &self.value_bytes(value, "COMPRESSION")?,
+                "COMPRESSION" => family.compression(Compression::from_name(
+                    &String::from_utf8_lossy(&self.value_bytes(value, "COMPRESSION")?),
                 )),
-                "BLOOMFILTER" => family.bloom_filter(&String::from_utf8_lossy(
-                    &self.value_bytes(value, "BLOOMFILTER")?,
+                "BLOOMFILTER" => family.bloom_filter(BloomType::from_name(
+                    &String::from_utf8_lossy(&self.value_bytes(value, "BLOOMFILTER")?),
+                )),
+                "DATA_BLOCK_ENCODING" => family.data_block_encoding(DataBlockEncoding::from_name(
+                    &String::from_utf8_lossy(&self.value_bytes(value, "DATA_BLOCK_ENCODING")?),
                 )),
                 other => {
-                    return Err(
-                        self.unknown_option(other, "NAME, VERSIONS, TTL, COMPRESSION, BLOOMFILTER")
-                    )
+                    return Err(self.unknown_option(
+                        other,
+                        "NAME, VERSIONS, TTL, COMPRESSION, BLOOMFILTER, DATA_BLOCK_ENCODING",
+                    ))
                 }
             };
         }
@@ -853,6 +857,27 @@ mod tests {
             ]
         );
         assert_eq!(splits, [b"m".to_vec(), b"x".to_vec()]);
+    }
+
+    #[test]
+    fn family_settings_become_enums() {
+        let Command::Create { families, .. } = cmd(
+            "create 't', {NAME => 'f', COMPRESSION => 'snappy', BLOOMFILTER => 'ROWCOL', \
+             DATA_BLOCK_ENCODING => 'FAST_DIFF'}, {NAME => 'g', COMPRESSION => 'BROTLI'}",
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            families,
+            [
+                FamilyDescriptor::new("f")
+                    .compression(Compression::Snappy)
+                    .bloom_filter(BloomType::RowCol)
+                    .data_block_encoding(DataBlockEncoding::FastDiff),
+                FamilyDescriptor::new("g").compression(Compression::Other("BROTLI".into())),
+            ]
+        );
     }
 
     #[test]

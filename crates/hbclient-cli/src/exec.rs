@@ -87,8 +87,8 @@ pub(crate) async fn run(
                         Some(t) => Field::Int(t as i64),
                         None => Field::Text("FOREVER".into()),
                     },
-                    Field::Text(f.compression.clone()),
-                    Field::Text(f.bloom_filter.clone()),
+                    Field::Text(f.compression.to_string()),
+                    Field::Text(f.bloom_filter.to_string()),
                 ]);
             }
             Reply::Rows {

@@ -323,8 +323,8 @@ pub unsafe extern "C" fn hb_admin_describe_table(
                     name: f.name,
                     max_versions: f.max_versions,
                     ttl_secs: f.ttl_secs.unwrap_or(0),
-                    compression: text(f.compression)?,
-                    bloom_filter: text(f.bloom_filter)?,
+                    compression: text(f.compression.to_string())?,
+                    bloom_filter: text(f.bloom_filter.to_string())?,
                 })
             })
             .collect::<Result<Vec<_>, hb_error>>()?;

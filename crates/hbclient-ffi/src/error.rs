@@ -185,7 +185,15 @@ impl From<hbcore::Error> for hb_error {
             K::InvalidArgument => HB_ERR_INVALID_ARGUMENT,
             K::Connection => HB_ERR_CONNECTION,
             K::Timeout => HB_ERR_TIMEOUT,
-            K::Remote => HB_ERR_REMOTE,
+            // Server exceptions with kinds of their own in Rust stay HB_ERR_REMOTE in C (their
+            // class is in hb_error_exception_class), as before those kinds existed.
+            K::Remote
+            | K::TableExists
+            | K::TableNotDisabled
+            | K::NamespaceExists
+            | K::NamespaceNotFound
+            | K::RegionTooBusy
+            | K::ServerOverloaded => HB_ERR_REMOTE,
             K::TableNotFound => HB_ERR_TABLE_NOT_FOUND,
             K::TableNotEnabled => HB_ERR_TABLE_NOT_ENABLED,
             K::NoSuchColumnFamily => HB_ERR_NO_SUCH_COLUMN_FAMILY,

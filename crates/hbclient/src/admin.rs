@@ -23,6 +23,136 @@ use crate::shared::Core;
 mod regions;
 pub use regions::RegionSummary;
 
+/// Declares a family setting that HBase stores as an upper-case name: its known values as
+/// variants, `Other` for the rest (kept as HBase spells it), and the conversions to and from
+/// the name on the wire.
+macro_rules! named_setting {
+    (
+        $(#[$doc:meta])*
+        $name:ident, $what:literal {
+            $($(#[$vdoc:meta])* $variant:ident => $wire:literal,)+
+        }
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)+
+            /// A value this crate has no variant for, upper-cased as HBase stores it (the server
+            /// refuses one it does not know).
+            #[doc = concat!("[`", stringify!($name), "::from_name`] never makes `Other` of a known name.")]
+            Other(String),
+        }
+
+        impl $name {
+            #[doc = concat!("The ", $what, " named `name` as HBase spells it (any case, surrounding spaces ignored).")]
+            pub fn from_name(name: &str) -> $name {
+                let name = name.trim().to_ascii_uppercase();
+                match name.as_str() {
+                    $($wire => $name::$variant,)+
+                    _ => $name::Other(name),
+                }
+            }
+
+            /// The name HBase stores in the family descriptor.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $($name::$variant => $wire,)+
+                    $name::Other(name) => name,
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = std::convert::Infallible;
+
+            fn from_str(name: &str) -> std::result::Result<$name, Self::Err> {
+                Ok($name::from_name(name))
+            }
+        }
+    };
+}
+
+named_setting! {
+    /// How a family's files are compressed (`COMPRESSION`, Java's `Compression.Algorithm`).
+    /// The server refuses a codec it has none for.
+    Compression, "compression" {
+        /// No compression (HBase's default).
+        None => "NONE",
+        /// gzip.
+        Gz => "GZ",
+        /// Snappy.
+        Snappy => "SNAPPY",
+        /// LZ4.
+        Lz4 => "LZ4",
+        /// Zstandard.
+        Zstd => "ZSTD",
+        /// LZO.
+        Lzo => "LZO",
+        /// bzip2.
+        Bzip2 => "BZIP2",
+    }
+}
+
+named_setting! {
+    /// A family's bloom filter (`BLOOMFILTER`, Java's `BloomType`).
+    BloomType, "bloom filter type" {
+        /// No bloom filter.
+        None => "NONE",
+        /// By row (HBase's default).
+        Row => "ROW",
+        /// By row and column.
+        RowCol => "ROWCOL",
+        /// By a fixed-length row prefix (the length is the family's
+        /// `RowPrefixBloomFilter.prefix_length` configuration).
+        RowPrefixFixedLength => "ROWPREFIX_FIXED_LENGTH",
+    }
+}
+
+named_setting! {
+    /// How cells are encoded in a family's data blocks (`DATA_BLOCK_ENCODING`, Java's
+    /// `DataBlockEncoding`).
+    DataBlockEncoding, "data block encoding" {
+        /// No encoding (HBase's default).
+        None => "NONE",
+        /// Prefix encoding.
+        Prefix => "PREFIX",
+        /// Diff encoding.
+        Diff => "DIFF",
+        /// Fast diff encoding.
+        FastDiff => "FAST_DIFF",
+        /// Row index encoding.
+        RowIndexV1 => "ROW_INDEX_V1",
+    }
+}
+
+impl Default for Compression {
+    /// HBase's `ColumnFamilyDescriptorBuilder.DEFAULT_COMPRESSION`.
+    fn default() -> Compression {
+        Compression::None
+    }
+}
+
+impl Default for BloomType {
+    /// HBase's `ColumnFamilyDescriptorBuilder.DEFAULT_BLOOMFILTER`.
+    fn default() -> BloomType {
+        BloomType::Row
+    }
+}
+
+impl Default for DataBlockEncoding {
+    /// HBase's `ColumnFamilyDescriptorBuilder.DEFAULT_DATA_BLOCK_ENCODING`.
+    fn default() -> DataBlockEncoding {
+        DataBlockEncoding::None
+    }
+}
+
 /// A column family's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FamilyDescriptor {
@@ -32,41 +162,49 @@ pub struct FamilyDescriptor {
     pub max_versions: u32,
     /// Seconds cells live (`TTL`); `None` = forever.
     pub ttl_secs: Option<u64>,
-    /// Compression of the family's files (`COMPRESSION`: `NONE`, `SNAPPY`, `GZ`, `LZ4`, `ZSTD`...,
-    /// as HBase spells it); `NONE` when the server reports none.
-    pub compression: String,
-    /// Bloom filter type (`BLOOMFILTER`: `NONE`, `ROW`, `ROWCOL`, `ROWPREFIX_FIXED_LENGTH`);
-    /// HBase's default `ROW` when the server reports none.
-    pub bloom_filter: String,
+    /// Compression of the family's files (`COMPRESSION`); [`Compression::None`] when the server
+    /// reports none.
+    pub compression: Compression,
+    /// Bloom filter type (`BLOOMFILTER`); HBase's default [`BloomType::Row`] when the server
+    /// reports none.
+    pub bloom_filter: BloomType,
+    /// Data block encoding (`DATA_BLOCK_ENCODING`); [`DataBlockEncoding::None`] when the server
+    /// reports none.
+    pub data_block_encoding: DataBlockEncoding,
 }
 
-/// HBase's `ColumnFamilyDescriptorBuilder.DEFAULT_COMPRESSION`.
-const DEFAULT_COMPRESSION: &str = "NONE";
-/// HBase's `ColumnFamilyDescriptorBuilder.DEFAULT_BLOOMFILTER`.
-const DEFAULT_BLOOMFILTER: &str = "ROW";
-
 impl FamilyDescriptor {
-    /// A family with HBase's defaults (1 version, no TTL, no compression, ROW bloom filter).
+    /// A family with HBase's defaults (1 version, no TTL, no compression, ROW bloom filter, no
+    /// data block encoding).
     pub fn new(name: impl Into<Bytes>) -> FamilyDescriptor {
         FamilyDescriptor {
             name: name.into(),
             max_versions: 1,
             ttl_secs: None,
-            compression: DEFAULT_COMPRESSION.to_string(),
-            bloom_filter: DEFAULT_BLOOMFILTER.to_string(),
+            compression: Compression::default(),
+            bloom_filter: BloomType::default(),
+            data_block_encoding: DataBlockEncoding::default(),
         }
     }
 
-    /// Compresses the family's files with `algorithm` (HBase's name, e.g. `SNAPPY`; the server
-    /// refuses one it has no codec for).
-    pub fn compression(mut self, algorithm: &str) -> FamilyDescriptor {
-        self.compression = algorithm.trim().to_ascii_uppercase();
+    /// Compresses the family's files with `algorithm` (Java's `setCompressionType`); the
+    /// server refuses one it has no codec for. From a name: [`Compression::from_name`].
+    pub fn compression(mut self, algorithm: Compression) -> FamilyDescriptor {
+        self.compression = algorithm;
         self
     }
 
-    /// Uses bloom filter `kind` (`NONE`, `ROW`, `ROWCOL`).
-    pub fn bloom_filter(mut self, kind: &str) -> FamilyDescriptor {
-        self.bloom_filter = kind.trim().to_ascii_uppercase();
+    /// Uses bloom filter `kind` (Java's `setBloomFilterType`). From a name:
+    /// [`BloomType::from_name`].
+    pub fn bloom_filter(mut self, kind: BloomType) -> FamilyDescriptor {
+        self.bloom_filter = kind;
+        self
+    }
+
+    /// Encodes the family's data blocks with `encoding` (Java's `setDataBlockEncoding`). From a
+    /// name: [`DataBlockEncoding::from_name`].
+    pub fn data_block_encoding(mut self, encoding: DataBlockEncoding) -> FamilyDescriptor {
+        self.data_block_encoding = encoding;
         self
     }
 
@@ -91,11 +229,18 @@ impl FamilyDescriptor {
         if let Some(ttl) = self.ttl_secs {
             attributes.push(pair("TTL", ttl.to_string()));
         }
-        if self.compression != DEFAULT_COMPRESSION {
-            attributes.push(pair("COMPRESSION", self.compression.clone()));
+        // Written only when not the default, as Java's descriptor does.
+        if self.compression != Compression::default() {
+            attributes.push(pair("COMPRESSION", self.compression.to_string()));
         }
-        if self.bloom_filter != DEFAULT_BLOOMFILTER {
-            attributes.push(pair("BLOOMFILTER", self.bloom_filter.clone()));
+        if self.bloom_filter != BloomType::default() {
+            attributes.push(pair("BLOOMFILTER", self.bloom_filter.to_string()));
+        }
+        if self.data_block_encoding != DataBlockEncoding::default() {
+            attributes.push(pair(
+                "DATA_BLOCK_ENCODING",
+                self.data_block_encoding.to_string(),
+            ));
         }
         pb::ColumnFamilySchema {
             name: self.name.clone(),
@@ -117,8 +262,11 @@ impl FamilyDescriptor {
                         .and_then(|v| v.parse::<u64>().ok())
                         .filter(|&t| t < i32::MAX as u64)
                 }
-                b"COMPRESSION" => family.compression = value.trim().to_ascii_uppercase(),
-                b"BLOOMFILTER" => family.bloom_filter = value.trim().to_ascii_uppercase(),
+                b"COMPRESSION" => family.compression = Compression::from_name(&value),
+                b"BLOOMFILTER" => family.bloom_filter = BloomType::from_name(&value),
+                b"DATA_BLOCK_ENCODING" => {
+                    family.data_block_encoding = DataBlockEncoding::from_name(&value)
+                }
                 _ => {}
             }
         }
@@ -143,15 +291,43 @@ const REGION_REPLICATION: &str = "REGION_REPLICATION";
 
 impl TableDescriptor {
     /// A descriptor for `name` (`ns:table` or `table`) with the given families (default settings).
+    /// To give a family settings, leave it out here and add it with [`TableDescriptor::family`]:
+    /// a name listed twice is refused (as Java's `TableDescriptorBuilder.setColumnFamily`
+    /// refuses it).
     pub fn new(name: &str, families: &[&str]) -> Result<TableDescriptor> {
-        Ok(TableDescriptor {
+        let descriptor = TableDescriptor {
             name: TableName::parse(name).map_err(Error::invalid)?,
             families: families
                 .iter()
                 .map(|f| FamilyDescriptor::new(Bytes::copy_from_slice(f.as_bytes())))
                 .collect(),
             region_replication: 1,
-        })
+        };
+        descriptor.check_families()?;
+        Ok(descriptor)
+    }
+
+    /// A family named twice is an [`ErrorKind::InvalidArgument`](crate::ErrorKind) naming it, with
+    /// Java's message; so is an empty family name.
+    fn check_families(&self) -> Result<()> {
+        for (i, family) in self.families.iter().enumerate() {
+            if family.name.is_empty() {
+                return Err(Error::invalid(format!(
+                    "table {}: a family name must not be empty",
+                    self.name
+                )));
+            }
+            if self.families[..i].iter().any(|f| f.name == family.name) {
+                return Err(Error::invalid(format!(
+                    "table {}: Family '{}' already exists so cannot be added (each family may \
+                     be given once: leave it out of TableDescriptor::new to add it with settings)",
+                    self.name,
+                    String::from_utf8_lossy(&family.name)
+                ))
+                .with_context("family", String::from_utf8_lossy(&family.name)));
+            }
+        }
+        Ok(())
     }
 
     /// Sets `REGION_REPLICATION` (Java's `setRegionReplication`): `n` copies of every region on
@@ -161,7 +337,9 @@ impl TableDescriptor {
         self
     }
 
-    /// Adds a family.
+    /// Adds a family. A family whose name the descriptor already holds (from
+    /// [`TableDescriptor::new`] or an earlier call) makes [`Admin::create_table`] fail with
+    /// [`ErrorKind::InvalidArgument`](crate::ErrorKind) naming it, as Java's builder refuses it.
     pub fn family(mut self, family: FamilyDescriptor) -> TableDescriptor {
         self.families.push(family);
         self
@@ -216,7 +394,11 @@ pub(crate) fn parse_table(name: &str) -> Result<TableName> {
 }
 
 impl Admin {
-    /// Creates a table, pre-split at `split_keys`, and waits until the master finished.
+    /// Creates a table, pre-split at `split_keys`, and waits until the master finished. An
+    /// existing table fails with [`ErrorKind::TableExists`](crate::ErrorKind::TableExists), a
+    /// missing namespace with [`ErrorKind::NamespaceNotFound`](crate::ErrorKind::NamespaceNotFound);
+    /// a descriptor without families, or with a family named twice, with
+    /// [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument) before anything is sent.
     pub async fn create_table(
         &self,
         descriptor: &TableDescriptor,
@@ -225,6 +407,7 @@ impl Admin {
         if descriptor.families.is_empty() {
             return Err(Error::invalid("a table needs at least one column family"));
         }
+        descriptor.check_families()?;
         let request = pb::CreateTableRequest {
             table_schema: descriptor.to_pb(),
             split_keys: split_keys
@@ -242,7 +425,8 @@ impl Admin {
         self.wait_table_available(&descriptor.name).await
     }
 
-    /// Deletes a (disabled) table.
+    /// Deletes a disabled table (an enabled one fails with
+    /// [`ErrorKind::TableNotDisabled`](crate::ErrorKind::TableNotDisabled)).
     pub async fn delete_table(&self, table: &str) -> Result<()> {
         let name = parse_table(table)?;
         let request = pb::DeleteTableRequest {
@@ -430,7 +614,7 @@ impl Admin {
     }
 
     /// Creates namespace `namespace` and waits until the master finished (an existing one fails
-    /// with the server's `NamespaceExistException`).
+    /// with [`ErrorKind::NamespaceExists`](crate::ErrorKind::NamespaceExists)).
     pub async fn create_namespace(&self, namespace: &str) -> Result<()> {
         check_namespace(namespace)?;
         let request = pb::CreateNamespaceRequest {
@@ -450,7 +634,7 @@ impl Admin {
 
     /// Deletes namespace `namespace`: it must hold no table (else the server's
     /// `ConstraintException`); `default` and `hbase` cannot be deleted; a missing one fails with
-    /// `NamespaceNotFoundException`.
+    /// [`ErrorKind::NamespaceNotFound`](crate::ErrorKind::NamespaceNotFound).
     pub async fn delete_namespace(&self, namespace: &str) -> Result<()> {
         check_namespace(namespace)?;
         let request = pb::DeleteNamespaceRequest {
@@ -726,19 +910,99 @@ mod tests {
         let f = FamilyDescriptor::new("f").max_versions(3).ttl_secs(60);
         assert_eq!(FamilyDescriptor::from_pb(&f.to_pb()), f);
         let f = FamilyDescriptor::new("g")
-            .compression("snappy")
-            .bloom_filter("ROWCOL");
-        assert_eq!(f.compression, "SNAPPY");
+            .compression(Compression::from_name("snappy"))
+            .bloom_filter(BloomType::RowCol)
+            .data_block_encoding(DataBlockEncoding::FastDiff);
+        assert_eq!(f.compression, Compression::Snappy);
         assert_eq!(FamilyDescriptor::from_pb(&f.to_pb()), f);
+        // On the wire: HBase's names.
+        let attributes: Vec<(String, String)> = f
+            .to_pb()
+            .attributes
+            .iter()
+            .map(|a| {
+                (
+                    String::from_utf8_lossy(&a.first).into_owned(),
+                    String::from_utf8_lossy(&a.second).into_owned(),
+                )
+            })
+            .collect();
+        for (k, v) in [
+            ("COMPRESSION", "SNAPPY"),
+            ("BLOOMFILTER", "ROWCOL"),
+            ("DATA_BLOCK_ENCODING", "FAST_DIFF"),
+        ] {
+            assert!(attributes.contains(&(k.into(), v.into())), "{attributes:?}");
+        }
         // Absent attributes are HBase's defaults.
         let bare = FamilyDescriptor::from_pb(&pb::ColumnFamilySchema {
             name: Bytes::from_static(b"h"),
             ..Default::default()
         });
         assert_eq!(
-            (&bare.compression[..], &bare.bloom_filter[..]),
-            ("NONE", "ROW")
+            (
+                bare.compression,
+                bare.bloom_filter,
+                bare.data_block_encoding
+            ),
+            (Compression::None, BloomType::Row, DataBlockEncoding::None)
         );
+    }
+
+    #[test]
+    fn setting_names_round_trip() {
+        for c in [
+            Compression::None,
+            Compression::Gz,
+            Compression::Snappy,
+            Compression::Lz4,
+            Compression::Zstd,
+            Compression::Lzo,
+            Compression::Bzip2,
+        ] {
+            assert_eq!(Compression::from_name(c.as_str()), c);
+            assert_eq!(Compression::from_name(&c.as_str().to_lowercase()), c);
+        }
+        for b in [
+            BloomType::None,
+            BloomType::Row,
+            BloomType::RowCol,
+            BloomType::RowPrefixFixedLength,
+        ] {
+            assert_eq!(BloomType::from_name(b.as_str()), b);
+        }
+        for d in [
+            DataBlockEncoding::None,
+            DataBlockEncoding::Prefix,
+            DataBlockEncoding::Diff,
+            DataBlockEncoding::FastDiff,
+            DataBlockEncoding::RowIndexV1,
+        ] {
+            assert_eq!(DataBlockEncoding::from_name(d.as_str()), d);
+        }
+        assert_eq!(
+            Compression::from_name(" brotli "),
+            Compression::Other("BROTLI".into())
+        );
+        assert_eq!(Compression::Other("BROTLI".into()).to_string(), "BROTLI");
+        assert_eq!("lz4".parse::<Compression>(), Ok(Compression::Lz4));
+    }
+
+    #[test]
+    fn a_family_cannot_be_given_twice() {
+        let e = TableDescriptor::new("t", &["f", "f"]).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument);
+        assert!(e.message().contains("Family 'f' already exists"), "{e}");
+        let twice = TableDescriptor::new("t", &["t"])
+            .unwrap()
+            .family(FamilyDescriptor::new("t").ttl_secs(5));
+        let e = twice.check_families().unwrap_err();
+        assert!(e.message().contains("Family 't' already exists"), "{e}");
+        assert_eq!(e.context(), [("family", "t".to_string())]);
+        let once = TableDescriptor::new("t", &["g"])
+            .unwrap()
+            .family(FamilyDescriptor::new("t").ttl_secs(5));
+        assert!(once.check_families().is_ok());
     }
 
     #[test]

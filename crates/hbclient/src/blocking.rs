@@ -366,6 +366,45 @@ impl Table {
     pub fn as_async(&self) -> &AsyncTable {
         &self.inner
     }
+
+    /// Whether each row exists, in input order. See [`AsyncTable::exists_many`].
+    pub fn exists_many(&self, gets: Vec<Get>) -> Result<Vec<bool>> {
+        self.rt
+            .run("Table::exists_many", || self.inner.exists_many(gets))
+    }
+
+    /// Adds `amount` to a counter and returns its new value. See
+    /// [`AsyncTable::increment_column_value`].
+    pub fn increment_column_value(
+        &self,
+        row: impl Into<bytes::Bytes>,
+        family: impl Into<bytes::Bytes>,
+        qualifier: impl Into<bytes::Bytes>,
+        amount: i64,
+    ) -> Result<i64> {
+        self.rt.run("Table::increment_column_value", || {
+            self.inner
+                .increment_column_value(row, family, qualifier, amount)
+        })
+    }
+
+    /// [`Table::increment_column_value`] with the write's durability. See
+    /// [`AsyncTable::increment_column_value_with_durability`].
+    pub fn increment_column_value_with_durability(
+        &self,
+        row: impl Into<bytes::Bytes>,
+        family: impl Into<bytes::Bytes>,
+        qualifier: impl Into<bytes::Bytes>,
+        amount: i64,
+        durability: crate::Durability,
+    ) -> Result<i64> {
+        self.rt
+            .run("Table::increment_column_value_with_durability", || {
+                self.inner.increment_column_value_with_durability(
+                    row, family, qualifier, amount, durability,
+                )
+            })
+    }
 }
 
 /// The rows of a blocking scan, as an `Iterator`. Dropping it closes the server-side scanner.
@@ -538,6 +577,14 @@ impl Admin {
     pub fn compact_region(&self, table: &str, row: &[u8], major: bool) -> Result<()> {
         self.rt.run("Admin::compact_region", || {
             self.inner.compact_region(table, row, major)
+        })
+    }
+
+    /// Empties a disabled table, keeping its region boundaries when `preserve_splits`; it is
+    /// enabled afterwards. See [`crate::Admin::truncate_table`].
+    pub fn truncate_table(&self, table: &str, preserve_splits: bool) -> Result<()> {
+        self.rt.run("Admin::truncate_table", || {
+            self.inner.truncate_table(table, preserve_splits)
         })
     }
 }

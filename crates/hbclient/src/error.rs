@@ -18,7 +18,8 @@ pub enum ErrorKind {
     Connection,
     /// The call or the whole operation ran out of time.
     Timeout,
-    /// The server answered with an exception (see [`Error::remote`]).
+    /// The server answered with an exception that has no kind of its own (its class and message
+    /// are in [`Error::remote_error`]).
     Remote,
     /// The table does not exist.
     TableNotFound,
@@ -35,6 +36,29 @@ pub enum ErrorKind {
     /// Who we are could not be proven or was refused: Kerberos credentials, SASL negotiation,
     /// certificates, or the server's `AccessDeniedException`. Not retried.
     Authentication,
+    /// The table exists already (`TableExistsException`, e.g. from
+    /// [`Admin::create_table`](crate::Admin::create_table)). Not retried.
+    TableExists,
+    /// The table is not disabled, and the operation needs it to be
+    /// (`TableNotDisabledException`: [`Admin::delete_table`](crate::Admin::delete_table),
+    /// [`Admin::enable_table`](crate::Admin::enable_table) of an enabled table, truncate). Not
+    /// retried.
+    TableNotDisabled,
+    /// The namespace exists already (`NamespaceExistException`, from
+    /// [`Admin::create_namespace`](crate::Admin::create_namespace)). Not retried.
+    NamespaceExists,
+    /// The namespace does not exist (`NamespaceNotFoundException`: creating a table in it,
+    /// deleting it). Not retried.
+    NamespaceNotFound,
+    /// The region is too busy to take the write now (`RegionTooBusyException`: its memstore is
+    /// over its blocking limit, or its lock could not be taken in time). Retried with backoff;
+    /// seen when the retries ran out, or per action in a batch or buffered mutator: write
+    /// slower or later.
+    RegionTooBusy,
+    /// The server refused the call because its queues are full (`CallQueueTooBigException`,
+    /// `CallDroppedException`). Retried with a longer backoff; seen when the retries ran out:
+    /// the cluster is overloaded.
+    ServerOverloaded,
 }
 
 /// The step of an attempt at which a failure happened (see [`Error::step`]).
@@ -69,8 +93,10 @@ impl Step {
 /// A cause kept in an error's [`source`](std::error::Error::source) chain.
 type Source = Arc<dyn std::error::Error + Send + Sync + 'static>;
 
-/// An exception reported by an HBase server.
+/// An exception reported by an HBase server (read it from [`Error::remote_error`]). Fields may
+/// be added in later versions, so outside this crate one is built with [`RemoteError::new`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RemoteError {
     /// Fully qualified Java class name, e.g. `org.apache.hadoop.hbase.NotServingRegionException`.
     pub class: String,
@@ -134,6 +160,7 @@ const NEVER_RETRY: &[&str] = &[
     hbclient_proto::exceptions::TABLE_NOT_DISABLED,
     hbclient_proto::exceptions::TABLE_EXISTS,
     hbclient_proto::exceptions::NAMESPACE_NOT_FOUND,
+    hbclient_proto::exceptions::NAMESPACE_EXIST,
     hbclient_proto::exceptions::NO_SUCH_COLUMN_FAMILY,
     hbclient_proto::exceptions::FAILED_SANITY_CHECK,
     hbclient_proto::exceptions::ACCESS_DENIED,
@@ -149,6 +176,19 @@ const NEVER_RETRY: &[&str] = &[
 ];
 
 impl RemoteError {
+    /// An exception of Java class `class` (fully qualified) with `message`, not flagged by the
+    /// server (retry and overload flags off, no new location): for tests and wrappers that
+    /// hand an [`Error::remote`] to code expecting one from a server.
+    pub fn new(class: impl Into<String>, message: impl Into<String>) -> RemoteError {
+        RemoteError {
+            class: class.into(),
+            message: message.into(),
+            do_not_retry: false,
+            server_overloaded: false,
+            moved_to: None,
+        }
+    }
+
     /// True when the region's cached location must be dropped before retrying.
     pub fn needs_relocation(&self) -> bool {
         RELOCATE.contains(&self.class.as_str())
@@ -226,6 +266,13 @@ impl Error {
             hbclient_proto::exceptions::ACCESS_DENIED
             | "org.apache.hadoop.security.AccessControlException"
             | "javax.security.sasl.SaslException" => ErrorKind::Authentication,
+            hbclient_proto::exceptions::TABLE_EXISTS => ErrorKind::TableExists,
+            hbclient_proto::exceptions::TABLE_NOT_DISABLED => ErrorKind::TableNotDisabled,
+            hbclient_proto::exceptions::NAMESPACE_EXIST => ErrorKind::NamespaceExists,
+            hbclient_proto::exceptions::NAMESPACE_NOT_FOUND => ErrorKind::NamespaceNotFound,
+            hbclient_proto::exceptions::REGION_TOO_BUSY => ErrorKind::RegionTooBusy,
+            hbclient_proto::exceptions::CALL_QUEUE_TOO_BIG
+            | hbclient_proto::exceptions::CALL_DROPPED => ErrorKind::ServerOverloaded,
             _ => ErrorKind::Remote,
         };
         Error {
@@ -525,6 +572,7 @@ mod tests {
         assert_eq!(nsre.kind(), ErrorKind::Remote);
         let busy = Error::remote(remote(hbclient_proto::exceptions::REGION_TOO_BUSY, false));
         assert!(busy.is_retriable() && !busy.remote_error().unwrap().needs_relocation());
+        assert_eq!(busy.kind(), ErrorKind::RegionTooBusy);
         let flagged = Error::remote(remote("com.example.Custom", true));
         assert!(!flagged.is_retriable());
         let tnf = Error::remote(remote(hbclient_proto::exceptions::TABLE_NOT_FOUND, false));
@@ -583,6 +631,34 @@ mod tests {
         // Short text is kept as it came.
         let short = Error::remote(remote("a.B", false));
         assert_eq!(short.remote_error().unwrap().message, "m");
+    }
+
+    #[test]
+    fn exceptions_callers_act_on_have_kinds() {
+        use hbclient_proto::exceptions as class;
+        for (class, kind, retriable) in [
+            (class::TABLE_EXISTS, ErrorKind::TableExists, false),
+            (
+                class::TABLE_NOT_DISABLED,
+                ErrorKind::TableNotDisabled,
+                false,
+            ),
+            (class::NAMESPACE_EXIST, ErrorKind::NamespaceExists, false),
+            (
+                class::NAMESPACE_NOT_FOUND,
+                ErrorKind::NamespaceNotFound,
+                false,
+            ),
+            (class::REGION_TOO_BUSY, ErrorKind::RegionTooBusy, true),
+            (class::CALL_QUEUE_TOO_BIG, ErrorKind::ServerOverloaded, true),
+            (class::CALL_DROPPED, ErrorKind::ServerOverloaded, true),
+            ("com.example.CustomException", ErrorKind::Remote, true),
+        ] {
+            let e = Error::remote(remote(class, false));
+            assert_eq!(e.kind(), kind, "{class}");
+            assert_eq!(e.is_retriable(), retriable, "{class}");
+            assert_eq!(e.remote_class(), Some(class), "the class stays available");
+        }
     }
 
     #[test]

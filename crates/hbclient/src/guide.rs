@@ -110,7 +110,7 @@
 //! | `setCaching(n)`, `setMaxResultSize(b)`, `setBatch(n)` | `.caching(n)`, `.max_result_size(b)`, `.batch(n)` |
 //! | `setLimit(n)`, `setReversed(true)` | `.limit(n)`, `.reversed()` |
 //! | `setAllowPartialResults(true)` | `.allow_partial_results()` |
-//! | `setFilter(f)` | `.filter(`[`Filter`]`)`: prefix, column prefix, single-column value, key-only, first-key-only, page, row, value, lists ([`Filter::all`], [`Filter::any`]), and any other HBase filter as [`Filter::Raw`] |
+//! | `setFilter(f)` | `.filter(`[`Filter`]`)`: prefix, column prefix, single-column value, key-only, first-key-only, page, row, value, qualifier, family, lists ([`Filter::all`], [`Filter::any`]), and any other HBase filter as [`Filter::raw`]`(class, bytes)` (bytes from [`ProtoWriter`]) |
 //!
 //! ```no_run
 //! # async fn demo(table: hbclient::AsyncTable) -> hbclient::Result<()> {
@@ -160,11 +160,29 @@
 //! | Java `Admin` | hbclient [`Admin`] |
 //! |---|---|
 //! | `createTable(desc)` / `createTable(desc, splitKeys)` | [`Admin::create_table`]`(&`[`TableDescriptor`]`, splits)` |
-//! | `TableDescriptorBuilder`, `ColumnFamilyDescriptorBuilder.setMaxVersions / setTimeToLive` | [`TableDescriptor::new`]`(name, families).family(`[`FamilyDescriptor::new`]`(f).max_versions(n).ttl_secs(s))` |
+//! | `TableDescriptorBuilder.setColumnFamily(ColumnFamilyDescriptorBuilder.of(f))` (default settings) | [`TableDescriptor::new`]`(name, &[f, ...])` |
+//! | `ColumnFamilyDescriptorBuilder.setMaxVersions / setTimeToLive / setCompressionType / setBloomFilterType / setDataBlockEncoding` | [`TableDescriptor::new`]`(name, &[])?.family(`[`FamilyDescriptor::new`]`(f).max_versions(n).ttl_secs(s).compression(`[`Compression::Snappy`]`))` — a family goes in `new`'s list or in `.family(..)`, not both: a name given twice is refused, as Java's builder refuses it |
 //! | `disableTable`, `enableTable`, `deleteTable` | [`Admin::disable_table`], [`Admin::enable_table`], [`Admin::delete_table`] |
 //! | `tableExists`, `isTableEnabled`, `listTableNames`, `getDescriptor` | [`Admin::table_exists`], [`Admin::is_table_enabled`], [`Admin::list_tables`], [`Admin::describe`] |
 //! | `split(table, row)`, `move(region, server)`, `flushRegion`, `compactRegion` | [`Admin::split_region`], [`Admin::move_region`], [`Admin::flush_region`], [`Admin::compact_region`] |
 //! | `getLogEntries(servers, "SLOW_LOG" / "LARGE_LOG", REGION_SERVER, limit, {tableName})` | [`Admin::slow_log`]`(table, row, `[`SlowLogKind`]`, limit)` (the server holding `row`) |
+//!
+//! ```no_run
+//! # async fn demo(admin: hbclient::Admin) -> hbclient::Result<()> {
+//! use hbclient::{BloomType, Compression, FamilyDescriptor, TableDescriptor};
+//!
+//! // `d` keeps HBase's defaults; `m` has settings, so it is not in `new`'s list too.
+//! let descriptor = TableDescriptor::new("metrics", &["d"])?.family(
+//!     FamilyDescriptor::new("m")
+//!         .max_versions(3)
+//!         .ttl_secs(86_400)
+//!         .compression(Compression::Snappy)
+//!         .bloom_filter(BloomType::RowCol),
+//! );
+//! admin.create_table(&descriptor, &[b"m"]).await?;
+//! # Ok(())
+//! # }
+//! ```
 //!
 //! ## Configuration keys
 //!
@@ -211,9 +229,10 @@
 
 #[allow(unused_imports)] // Brings the names the links above resolve to into scope.
 use crate::{
-    Action, Admin, Append, AsyncTable, BufferedMutator, CheckAndMutate, ConfigBuilder, Delete,
-    Durability, Error, FamilyDescriptor, Filter, Get, Increment, MutatorError, MutatorOptions, Put,
-    RemoteError, RowMutations, RowResult, Scan, Scanner, SlowLogKind, TableDescriptor,
+    Action, Admin, Append, AsyncTable, BufferedMutator, CheckAndMutate, Compression, ConfigBuilder,
+    Delete, Durability, Error, FamilyDescriptor, Filter, Get, Increment, MutatorError,
+    MutatorOptions, ProtoWriter, Put, RemoteError, RowMutations, RowResult, Scan, Scanner,
+    SlowLogKind, TableDescriptor,
 };
 #[allow(unused_imports)]
 use crate::{Config, Connection, Consistency};

@@ -43,7 +43,10 @@ mod table;
 pub mod telemetry;
 mod tls;
 
-pub use admin::{Admin, FamilyDescriptor, RegionSummary, TableDescriptor};
+pub use admin::{
+    Admin, BloomType, Compression, DataBlockEncoding, FamilyDescriptor, RegionSummary,
+    TableDescriptor,
+};
 pub use client::Connection;
 pub use config::{Config, ConfigBuilder, Discovery, MetaReplicaMode};
 pub use error::{Error, ErrorKind, RemoteError, Result, Step, MAX_SERVER_TEXT};
@@ -63,6 +66,6 @@ use rpc::tally as spent;
 pub use table::{
     Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Consistency,
     Delete, Durability, Filter, Get, Increment, ListOp, MergeOrder, Mutation, ParallelScan,
-    ParallelScanner, Put, RowMutations, RowResult, Scan, ScanItem, ScanItems, ScanMetrics,
-    ScanMetricsReader, Scanner, TableBuilder,
+    ParallelScanner, ProtoWriter, Put, RowMutations, RowResult, Scan, ScanItem, ScanItems,
+    ScanMetrics, ScanMetricsReader, Scanner, TableBuilder,
 };

@@ -237,6 +237,12 @@ fn error_type(kind: ErrorKind) -> &'static str {
         ErrorKind::Closed => "closed",
         ErrorKind::BlockingInAsync => "blocking_in_async",
         ErrorKind::Authentication => "authentication",
+        ErrorKind::TableExists => "table_exists",
+        ErrorKind::TableNotDisabled => "table_not_disabled",
+        ErrorKind::NamespaceExists => "namespace_exists",
+        ErrorKind::NamespaceNotFound => "namespace_not_found",
+        ErrorKind::RegionTooBusy => "region_too_busy",
+        ErrorKind::ServerOverloaded => "server_overloaded",
     }
 }
 

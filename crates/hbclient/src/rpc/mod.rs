@@ -8,8 +8,8 @@ mod pool;
 pub(crate) mod tally;
 pub(crate) mod transport;
 
-pub(crate) use outbound::{Cells, Head};
 pub(crate) use connection::remote_error;
+pub(crate) use outbound::{Cells, Head};
 pub(crate) use pool::RpcPool;
 
 /// The HBase service a connection is bound to (one per connection, as HBase requires).

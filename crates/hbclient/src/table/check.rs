@@ -202,7 +202,8 @@ impl CheckBuilder {
         self
     }
 
-    /// Restricts the check to cells with `from <= timestamp < to`.
+    /// Restricts the check to cells with `from <= timestamp < to` (`from > to` is refused by
+    /// `then_*`, as Java's `TimeRange` refuses it).
     pub fn time_range(mut self, from: u64, to: u64) -> CheckBuilder {
         self.time_range = Some((from, to));
         self
@@ -212,6 +213,7 @@ impl CheckBuilder {
         let check = self.check.ok_or_else(|| {
             Error::invalid("CheckAndMutate needs a condition (if_equals, if_not_exists, ...)")
         })?;
+        crate::table::ops::check_time_range("CheckAndMutate::time_range", self.time_range)?;
         Ok(CheckAndMutate {
             row: self.row,
             check,

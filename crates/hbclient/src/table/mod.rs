@@ -26,7 +26,7 @@ use hbclient_proto::pb;
 pub use batch::{Action, BatchOutcome};
 pub use builder::TableBuilder;
 pub use check::{CheckAndMutate, CheckBuilder, RowMutations};
-pub use filter::{CompareOp, Filter, ListOp};
+pub use filter::{CompareOp, Filter, ListOp, ProtoWriter};
 pub use ops::{Append, Delete, Durability, Get, Increment, Mutation, Put};
 pub use result::RowResult;
 pub use scan::{
@@ -596,6 +596,59 @@ impl AsyncTable {
 
     pub(crate) fn core(&self) -> &Arc<Core> {
         &self.core
+    }
+
+    /// Whether each row exists (or, with columns set on its get, any of those columns), in
+    /// input order (Java's `exists(List<Get>)`): one batch, grouped by region server into one
+    /// Multi each, as [`AsyncTable::get_many`]. The rows' cells are read and dropped (the Multi
+    /// carries no existence-only flag per action); fails as a whole when one get fails.
+    pub async fn exists_many(&self, gets: Vec<Get>) -> Result<Vec<bool>> {
+        Ok(self
+            .get_many(gets)
+            .await?
+            .iter()
+            .map(|row| !row.is_empty())
+            .collect())
+    }
+
+    /// Adds `amount` to the 8-byte counter at `family:qualifier` of `row` and returns its new
+    /// value (Java's `incrementColumnValue`; a missing counter counts as 0). Applied once even
+    /// when retried (nonces).
+    pub async fn increment_column_value(
+        &self,
+        row: impl Into<Bytes>,
+        family: impl Into<Bytes>,
+        qualifier: impl Into<Bytes>,
+        amount: i64,
+    ) -> Result<i64> {
+        self.increment_column_value_with_durability(
+            row,
+            family,
+            qualifier,
+            amount,
+            Durability::UseDefault,
+        )
+        .await
+    }
+
+    /// [`AsyncTable::increment_column_value`] with the write's [`Durability`] (Java's
+    /// `incrementColumnValue(row, family, qualifier, amount, durability)`).
+    pub async fn increment_column_value_with_durability(
+        &self,
+        row: impl Into<Bytes>,
+        family: impl Into<Bytes>,
+        qualifier: impl Into<Bytes>,
+        amount: i64,
+        durability: Durability,
+    ) -> Result<i64> {
+        let (family, qualifier) = (family.into(), qualifier.into());
+        let increment = Increment::new(row)
+            .add(family.clone(), qualifier.clone(), amount)
+            .durability(durability);
+        let row = self.increment(increment).await?;
+        row.counter(&family, &qualifier).ok_or_else(|| {
+            Error::protocol("the increment's answer holds no value for the incremented column")
+        })
     }
 }
 

@@ -100,13 +100,17 @@ impl Get {
         self
     }
 
-    /// Up to `n` versions of each column, newest first.
+    /// Up to `n` versions of each column, newest first. 0 is refused when the get runs
+    /// ([`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)), as Java's
+    /// `readVersions` refuses it.
     pub fn max_versions(mut self, n: u32) -> Get {
-        self.max_versions = n.max(1);
+        self.max_versions = n;
         self
     }
 
-    /// Only cells with `from <= timestamp < to`.
+    /// Only cells with `from <= timestamp < to`. `from > to` is refused when the get runs
+    /// ([`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)), as Java's
+    /// `TimeRange` refuses it.
     pub fn time_range(mut self, from: u64, to: u64) -> Get {
         self.time_range = Some((from, to));
         self
@@ -144,8 +148,15 @@ impl Get {
         &self.row
     }
 
+    /// The checks Java makes when the Get is built, made before anything is sent.
     pub(crate) fn validate(&self) -> Result<()> {
-        validate_row(&self.row)
+        validate_row(&self.row)?;
+        if self.max_versions == 0 {
+            return Err(Error::invalid(
+                "Get::max_versions must be at least 1 (got 0)",
+            ));
+        }
+        check_time_range("Get::time_range", self.time_range)
     }
 
     pub(crate) fn to_pb(&self) -> pb::Get {
@@ -387,6 +398,17 @@ pub(crate) fn put_delimited_field(tag: u32, bytes: &[u8], out: &mut impl BufMut)
 /// Length of a `NameBytesPair` (an operation attribute) without its field key.
 fn name_bytes_pair_len(name: &str, value: &[u8]) -> usize {
     delimited_len(1, name.len()) + delimited_len(2, value.len())
+}
+
+/// A time range `[from, to)` as Java's `TimeRange` accepts it: `from <= to`. `what` names the
+/// argument in the error.
+pub(crate) fn check_time_range(what: &str, range: Option<(u64, u64)>) -> Result<()> {
+    match range {
+        Some((from, to)) if from > to => Err(Error::invalid(format!(
+            "{what}: from ({from}) must be <= to ({to})"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn validate_row(row: &[u8]) -> Result<()> {
@@ -863,6 +885,23 @@ mod tests {
                 .validate(0)
                 .is_err()
         );
+    }
+
+    #[test]
+    fn gets_hbase_refuses_are_refused() {
+        for (get, names) in [
+            (Get::new("r").max_versions(0), "max_versions"),
+            (Get::new("r").time_range(10, 5), "time_range"),
+        ] {
+            let e = get.validate().unwrap_err();
+            assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument);
+            assert!(e.message().contains(names), "{e}");
+        }
+        assert!(Get::new("r")
+            .max_versions(3)
+            .time_range(5, 5)
+            .validate()
+            .is_ok());
     }
 
     #[test]

@@ -4,7 +4,10 @@
 use std::time::Duration;
 
 use futures::TryStreamExt;
-use hbclient::{Action, ErrorKind, FamilyDescriptor, Get, Put, Scan, TableDescriptor};
+use hbclient::{
+    Action, BloomType, Compression, DataBlockEncoding, ErrorKind, FamilyDescriptor, Get, Put, Scan,
+    TableDescriptor,
+};
 
 use crate::support::{keys, scan_all, value, TestCluster};
 
@@ -311,7 +314,8 @@ async fn describe_reports_family_settings_and_regions() {
     let name = TestCluster::unique_name();
     let descriptor = TableDescriptor::new(&name, &["f"]).unwrap().family(
         FamilyDescriptor::new("g")
-            .bloom_filter("rowcol")
+            .bloom_filter(BloomType::from_name("rowcol"))
+            .data_block_encoding(DataBlockEncoding::FastDiff)
             .max_versions(2),
     );
     admin
@@ -321,9 +325,11 @@ async fn describe_reports_family_settings_and_regions() {
     c.track(&name);
     let mut families = admin.describe(&name).await.unwrap().families;
     families.sort_by(|a, b| a.name.cmp(&b.name));
-    assert_eq!(families[0].compression, "NONE");
-    assert_eq!(families[0].bloom_filter, "ROW");
-    assert_eq!(families[1].bloom_filter, "ROWCOL");
+    assert_eq!(families[0].compression, Compression::None);
+    assert_eq!(families[0].bloom_filter, BloomType::Row);
+    assert_eq!(families[0].data_block_encoding, DataBlockEncoding::None);
+    assert_eq!(families[1].bloom_filter, BloomType::RowCol);
+    assert_eq!(families[1].data_block_encoding, DataBlockEncoding::FastDiff);
     assert_eq!(families[1].max_versions, 2);
     let starts = admin.region_start_keys(&name).await.unwrap();
     assert_eq!(starts, [&b""[..], b"c", b"k"]);
@@ -523,4 +529,32 @@ async fn region_listing_truncate_flush_table_and_move_by_name() {
     assert_eq!(admin.region_start_keys(&name).await.unwrap(), [&b""[..]]);
     t.put(Put::new("z").add("f", "q", "z")).await.unwrap();
     assert_eq!(keys(&scan_all(&t, Scan::new()).await), ["z"]);
+}
+
+/// Issue #27, item 4: a descriptor naming a family twice (once in `new`'s list, once with
+/// settings) is refused before anything is sent, with a typed error naming the family; no table
+/// is created.
+#[tokio::test]
+async fn a_family_given_twice_is_refused() {
+    let c = TestCluster::start().await;
+    let admin = c.conn.admin();
+    let name = TestCluster::unique_name();
+    let twice = TableDescriptor::new(&name, &["t"])
+        .unwrap()
+        .family(FamilyDescriptor::new("t").ttl_secs(5));
+    let e = admin.create_table(&twice, &[]).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+    assert!(e.message().contains("Family 't' already exists"), "{e}");
+    assert!(!admin.table_exists(&name).await.unwrap());
+    let e = TableDescriptor::new(&name, &["f", "g", "f"]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+    // Given once, with its settings, the TTL is the table's.
+    let once = TableDescriptor::new(&name, &[])
+        .unwrap()
+        .family(FamilyDescriptor::new("t").ttl_secs(5));
+    admin.create_table(&once, &[]).await.unwrap();
+    c.track(&name);
+    let families = admin.describe(&name).await.unwrap().families;
+    assert_eq!(families.len(), 1);
+    assert_eq!(families[0].ttl_secs, Some(5));
 }

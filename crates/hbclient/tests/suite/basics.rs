@@ -155,3 +155,31 @@ async fn operations_and_rpcs_are_traced_with_their_context() {
         "{log}"
     );
 }
+
+/// Issue #27, item 6: a Get Java refuses is refused with a typed error naming the argument,
+/// by `get`, `exists` and `get_many` alike.
+#[tokio::test]
+async fn gets_java_refuses_are_refused() {
+    let c = TestCluster::start().await;
+    let name = c.table(&["f"], &[]).await;
+    let table = c.conn.table(&name).unwrap();
+    table.put(Put::new("a").add("f", "q", "1")).await.unwrap();
+    for (get, names) in [
+        (Get::new("a").max_versions(0), "max_versions"),
+        (Get::new("a").time_range(10, 5), "time_range"),
+    ] {
+        let e = table.get(get.clone()).await.unwrap_err();
+        assert_eq!(e.kind(), hbclient::ErrorKind::InvalidArgument, "{e}");
+        assert!(e.message().contains(names), "{e}");
+        let e = table.exists(get.clone()).await.unwrap_err();
+        assert_eq!(e.kind(), hbclient::ErrorKind::InvalidArgument, "{e}");
+        let e = table.get_many(vec![get]).await.unwrap_err();
+        assert_eq!(e.kind(), hbclient::ErrorKind::InvalidArgument, "{e}");
+    }
+    let check = hbclient::CheckAndMutate::row("a")
+        .if_not_exists("f", "q")
+        .time_range(10, 5)
+        .then_put(Put::new("a").add("f", "q", "2"))
+        .unwrap_err();
+    assert_eq!(check.kind(), hbclient::ErrorKind::InvalidArgument);
+}

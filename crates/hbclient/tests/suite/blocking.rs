@@ -520,3 +520,34 @@ fn blocking_calls_work_on_spawn_blocking_threads_and_fail_on_workers() {
     assert!(e.to_string().contains("spawn_blocking"), "{e}");
     assert!(e.to_string().contains("async API"), "{e}");
 }
+
+/// Issue #27, item 12: the conveniences Java users reach for, on the blocking facade too.
+#[test]
+fn exists_many_increment_column_value_and_truncate() {
+    let env = Env::start();
+    let name = env.table(&["f"], &[b"m"]);
+    let conn = env.connect();
+    let t = conn.table(&name).unwrap();
+    t.put(Put::new("a").add("f", "q", "1")).unwrap();
+    t.put(Put::new("z").add("f", "q", "2")).unwrap();
+    let found = t
+        .exists_many(vec![
+            Get::new("a"),
+            Get::new("b"),
+            Get::new("z"),
+            Get::new("z").column("f", "other"),
+        ])
+        .unwrap();
+    assert_eq!(found, [true, false, true, false]);
+    assert_eq!(t.increment_column_value("c", "f", "n", 5).unwrap(), 5);
+    assert_eq!(
+        t.increment_column_value_with_durability("c", "f", "n", -2, hbclient::Durability::SyncWal)
+            .unwrap(),
+        3
+    );
+    let admin = conn.admin();
+    admin.disable_table(&name).unwrap();
+    admin.truncate_table(&name, true).unwrap();
+    assert!(!t.exists_many(vec![Get::new("a")]).unwrap()[0]);
+    assert_eq!(admin.region_start_keys(&name).unwrap().len(), 2);
+}

@@ -260,3 +260,54 @@ async fn operations_after_close_fail_with_closed() {
         .await
         .unwrap());
 }
+
+/// Issue #27, item 11: the admin refusals a caller branches on have kinds of their own (the
+/// class stays readable), and none of them is retried.
+#[tokio::test]
+async fn admin_refusals_have_kinds() {
+    let c = TestCluster::start().await;
+    let admin = c.conn.admin();
+    let name = c.table(&["f"], &[]).await;
+    let check = |e: hbclient::Error, kind: ErrorKind, class: &str| {
+        assert_eq!(e.kind(), kind, "{e:?}");
+        assert_eq!(
+            e.remote_error().map(|r| r.short_class().to_string()),
+            Some(class.to_string()),
+            "{e:?}"
+        );
+        assert!(!e.is_retriable(), "{e:?}");
+    };
+    let again = TableDescriptor::new(&name, &["f"]).unwrap();
+    check(
+        admin.create_table(&again, &[]).await.unwrap_err(),
+        ErrorKind::TableExists,
+        "TableExistsException",
+    );
+    check(
+        admin.delete_table(&name).await.unwrap_err(),
+        ErrorKind::TableNotDisabled,
+        "TableNotDisabledException",
+    );
+    let ns = format!(
+        "ns_{}",
+        TestCluster::unique_name().replace(['-', ':', '.'], "_")
+    );
+    let in_missing = TableDescriptor::new(&format!("{ns}:t"), &["f"]).unwrap();
+    check(
+        admin.create_table(&in_missing, &[]).await.unwrap_err(),
+        ErrorKind::NamespaceNotFound,
+        "NamespaceNotFoundException",
+    );
+    check(
+        admin.delete_namespace(&ns).await.unwrap_err(),
+        ErrorKind::NamespaceNotFound,
+        "NamespaceNotFoundException",
+    );
+    admin.create_namespace(&ns).await.unwrap();
+    check(
+        admin.create_namespace(&ns).await.unwrap_err(),
+        ErrorKind::NamespaceExists,
+        "NamespaceExistException",
+    );
+    admin.delete_namespace(&ns).await.unwrap();
+}

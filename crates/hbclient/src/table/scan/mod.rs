@@ -38,6 +38,9 @@ pub struct Scan {
     include_start: bool,
     stop: Bytes,
     include_stop: bool,
+    /// Set by [`Scan::prefix`]; turned into start and stop rows only when the scan is sent
+    /// ([`Scan::resolve`]), so it does not matter whether `reversed` was called before or after.
+    prefix: Option<Bytes>,
     columns: Columns,
     max_versions: u32,
     time_range: Option<(u64, u64)>,
@@ -82,6 +85,7 @@ impl Scan {
             include_start: true,
             stop: Bytes::new(),
             include_stop: false,
+            prefix: None,
             columns: Columns::default(),
             max_versions: 1,
             time_range: None,
@@ -101,7 +105,9 @@ impl Scan {
         }
     }
 
-    /// First row (inclusive). For reversed scans this is the highest row.
+    /// First row (inclusive). For reversed scans this is the highest row. A forward scan whose
+    /// start is after its stop (a reversed one whose start is before its stop) is refused when
+    /// it runs ([`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)).
     pub fn start(mut self, row: impl Into<Bytes>) -> Scan {
         self.start = row.into();
         self.include_start = true;
@@ -129,21 +135,12 @@ impl Scan {
         self
     }
 
-    /// Only rows starting with `prefix` (sets start and stop; call after [`Scan::reversed`]).
+    /// Only rows starting with `prefix` (Java's `setStartStopRowForPrefixScan`). The prefix
+    /// becomes the scan's row range when the scan is sent, so it works the same before or after
+    /// [`Scan::reversed`]. With [`Scan::start`] or [`Scan::stop`] too, the scan covers the rows
+    /// inside both ranges. Calling it again replaces the prefix.
     pub fn prefix(mut self, prefix: impl Into<Bytes>) -> Scan {
-        let prefix = prefix.into();
-        let end = prefix_end(&prefix);
-        if self.reversed {
-            self.start = end;
-            self.include_start = false;
-            self.stop = prefix;
-            self.include_stop = true;
-        } else {
-            self.start = prefix;
-            self.include_start = true;
-            self.stop = end;
-            self.include_stop = false;
-        }
+        self.prefix = Some(prefix.into());
         self
     }
 
@@ -159,13 +156,16 @@ impl Scan {
         self
     }
 
-    /// Up to `n` versions per column.
+    /// Up to `n` versions per column. 0 is refused when the scan runs
+    /// ([`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)).
     pub fn max_versions(mut self, n: u32) -> Scan {
-        self.max_versions = n.max(1);
+        self.max_versions = n;
         self
     }
 
-    /// Only cells with `from <= timestamp < to`.
+    /// Only cells with `from <= timestamp < to`. `from > to` is refused when the scan runs
+    /// ([`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)), as Java's
+    /// `TimeRange` refuses it.
     pub fn time_range(mut self, from: u64, to: u64) -> Scan {
         self.time_range = Some((from, to));
         self
@@ -183,9 +183,10 @@ impl Scan {
         self
     }
 
-    /// At most `rows` rows in total.
+    /// At most `rows` rows in total; 0 means no limit (Java's `setLimit`, where a limit of 0 or
+    /// less is none).
     pub fn limit(mut self, rows: u64) -> Scan {
-        self.limit = Some(rows);
+        self.limit = (rows > 0).then_some(rows);
         self
     }
 
@@ -307,10 +308,125 @@ impl Scan {
     }
 }
 
+/// One end of a row range in key order: the row (empty: unbounded) and whether it is included.
+type Bound = (Bytes, bool);
+
+/// The tighter of two low ends.
+fn higher_low(a: Bound, b: Bound) -> Bound {
+    tighter(a, b, std::cmp::Ordering::Greater)
+}
+
+/// The tighter of two high ends.
+fn lower_high(a: Bound, b: Bound) -> Bound {
+    tighter(a, b, std::cmp::Ordering::Less)
+}
+
+/// Of two bounds, the one whose row is further in direction `inward` (an unbounded one is never
+/// tighter); on the same row it is included only if both include it.
+fn tighter(a: Bound, b: Bound, inward: std::cmp::Ordering) -> Bound {
+    if a.0.is_empty() {
+        return b;
+    }
+    if b.0.is_empty() {
+        return a;
+    }
+    match a.0.cmp(&b.0) {
+        std::cmp::Ordering::Equal => (a.0, a.1 && b.1),
+        order if order == inward => a,
+        _ => b,
+    }
+}
+
+impl Scan {
+    /// The scan as it is sent: arguments Java refuses are refused here (typed
+    /// [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument) naming the argument,
+    /// before any RPC), and a [`Scan::prefix`] becomes the row range, whatever order the builder
+    /// calls came in.
+    pub(crate) fn resolve(mut self) -> crate::Result<Scan> {
+        use crate::Error;
+        if self.max_versions == 0 {
+            return Err(Error::invalid(
+                "Scan::max_versions must be at least 1 (got 0)",
+            ));
+        }
+        if let Some((from, to)) = self.time_range {
+            if from > to {
+                return Err(Error::invalid(format!(
+                    "Scan::time_range: from ({from}) must be <= to ({to})"
+                )));
+            }
+        }
+        if !self.start.is_empty() && !self.stop.is_empty() {
+            if !self.reversed && self.start > self.stop {
+                return Err(Error::invalid(format!(
+                    "Scan: the start row {:?} is after the stop row {:?}; a forward scan's \
+                     start must be <= its stop (for high-to-low use Scan::reversed)",
+                    String::from_utf8_lossy(&self.start),
+                    String::from_utf8_lossy(&self.stop)
+                )));
+            }
+            if self.reversed && self.start < self.stop {
+                return Err(Error::invalid(format!(
+                    "Scan: the start row {:?} of a reversed scan is before its stop row {:?}; a \
+                     reversed scan starts at its highest row",
+                    String::from_utf8_lossy(&self.start),
+                    String::from_utf8_lossy(&self.stop)
+                )));
+            }
+        }
+        if let Some(prefix) = self.prefix.take() {
+            self.apply_prefix(prefix);
+        }
+        Ok(self)
+    }
+
+    /// Narrows the row range to the rows starting with `prefix`.
+    fn apply_prefix(&mut self, prefix: Bytes) {
+        let end = prefix_end(&prefix);
+        let (start, stop) = (
+            (self.start.clone(), self.include_start),
+            (self.stop.clone(), self.include_stop),
+        );
+        let (low, high) = if self.reversed {
+            (stop, start)
+        } else {
+            (start, stop)
+        };
+        let low = higher_low(low, (prefix, true));
+        let high = lower_high(high, (end, false));
+        // No row is in both ranges: an empty range at `low` (start == stop, stop excluded).
+        let empty = !low.0.is_empty()
+            && !high.0.is_empty()
+            && (low.0 > high.0 || (low.0 == high.0 && !(low.1 && high.1)));
+        let (low, high) = if empty {
+            ((low.0.clone(), true), (low.0, false))
+        } else {
+            (low, high)
+        };
+        let ((start, include_start), (stop, include_stop)) = if self.reversed {
+            (high, low)
+        } else {
+            (low, high)
+        };
+        self.start = start;
+        self.include_start = include_start;
+        self.stop = stop;
+        self.include_stop = include_stop;
+    }
+}
+
 impl AsyncTable {
     /// Scans rows as a stream of [`RowResult`](crate::RowResult)s (use
     /// `futures::StreamExt`/`TryStreamExt`); [`Scanner::items`] adds cursor results.
+    ///
+    /// A scan with an argument HBase refuses (see [`Scan::start`], [`Scan::time_range`],
+    /// [`Scan::max_versions`]) yields one [`ErrorKind::InvalidArgument`](crate::ErrorKind)
+    /// error and sends nothing.
     pub fn scan(&self, scan: Scan) -> Scanner {
+        let scan = match scan.resolve() {
+            Ok(scan) => scan,
+            Err(e) => return Scanner::failed(e),
+        };
         let depth = scan
             .prefetch
             .unwrap_or(self.core().config.scanner_prefetch_depth);
@@ -329,5 +445,62 @@ mod tests {
         assert_eq!(&prefix_end(b"ab")[..], b"ac");
         assert_eq!(&prefix_end(b"a\xff")[..], b"b");
         assert!(prefix_end(b"\xff\xff").is_empty());
+    }
+
+    fn range(s: &Scan) -> (&[u8], bool, &[u8], bool) {
+        (&s.start, s.include_start, &s.stop, s.include_stop)
+    }
+
+    #[test]
+    fn prefix_does_not_depend_on_builder_order() {
+        let before = Scan::new().prefix("r").reversed().resolve().unwrap();
+        let after = Scan::new().reversed().prefix("r").resolve().unwrap();
+        assert_eq!(before, after);
+        assert_eq!(range(&before), (&b"s"[..], false, &b"r"[..], true));
+        let forward = Scan::new().prefix("r").resolve().unwrap();
+        assert_eq!(range(&forward), (&b"r"[..], true, &b"s"[..], false));
+        // With explicit rows, the rows in both ranges, whichever came first.
+        let a = Scan::new().start("r5").prefix("r").resolve().unwrap();
+        let b = Scan::new().prefix("r").start("r5").resolve().unwrap();
+        assert_eq!(a, b);
+        assert_eq!(range(&a), (&b"r5"[..], true, &b"s"[..], false));
+        let back = Scan::new()
+            .prefix("r")
+            .reversed()
+            .start("r5")
+            .resolve()
+            .unwrap();
+        assert_eq!(range(&back), (&b"r5"[..], true, &b"r"[..], true));
+        // Disjoint: an empty range, not an error.
+        let none = Scan::new().prefix("r").start("t").resolve().unwrap();
+        assert_eq!(range(&none), (&b"t"[..], true, &b"t"[..], false));
+    }
+
+    #[test]
+    fn limit_zero_is_no_limit() {
+        assert_eq!(Scan::new().limit(0).limit, None);
+        assert_eq!(Scan::new().limit(3).limit(0).limit, None);
+        assert_eq!(Scan::new().limit(3).limit, Some(3));
+    }
+
+    #[test]
+    fn arguments_hbase_refuses_are_refused() {
+        let refused = |scan: Scan, names: &str| {
+            let e = scan.resolve().unwrap_err();
+            assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument);
+            assert!(e.message().contains(names), "{e}");
+        };
+        refused(Scan::new().start("b").stop("a"), "start row");
+        refused(Scan::new().reversed().start("a").stop("b"), "start row");
+        refused(Scan::new().time_range(10, 5), "time_range");
+        refused(Scan::new().max_versions(0), "max_versions");
+        assert!(Scan::new().start("a").stop("a").resolve().is_ok());
+        assert!(Scan::new()
+            .reversed()
+            .start("b")
+            .stop("a")
+            .resolve()
+            .is_ok());
+        assert!(Scan::new().time_range(5, 5).resolve().is_ok());
     }
 }

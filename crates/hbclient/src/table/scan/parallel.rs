@@ -114,6 +114,7 @@ impl AsyncTable {
         scan: Scan,
         options: ParallelScan,
     ) -> Result<ParallelScanner> {
+        let scan = scan.resolve()?;
         let core = self.core();
         // One span for the whole scan; each piece's own SCAN span is its child.
         let span = crate::telemetry::scan_span(self.name());

@@ -44,6 +44,8 @@ enum Fetcher {
         batches: mpsc::UnboundedReceiver<Fetched>,
         task: tokio::task::JoinHandle<()>,
     },
+    /// Refused before anything was sent: the error is the stream's one item.
+    Failed(crate::Error),
     Finished,
 }
 
@@ -113,6 +115,20 @@ impl Scanner {
         let m = self.metrics.snapshot();
         telemetry::finish_scan(&self.span, m.rows, m.rpc_calls, error);
         self.span = Span::none();
+    }
+
+    /// A scanner whose scan was refused before anything was sent (an invalid argument): it
+    /// yields `error` once, then ends.
+    pub(super) fn failed(error: crate::Error) -> Scanner {
+        Scanner {
+            fetcher: Fetcher::Failed(error),
+            asked: 0,
+            depth: 0,
+            buffer: VecDeque::new(),
+            metrics: SharedMetrics::default(),
+            waiting_since: None,
+            span: Span::none(),
+        }
     }
 
     /// The scan's metrics so far: the client's counters and, with
@@ -218,6 +234,14 @@ impl Scanner {
                     }
                 }
                 Fetcher::Running { .. } => {}
+                Fetcher::Failed(_) => {
+                    let Fetcher::Failed(e) =
+                        std::mem::replace(&mut self.fetcher, Fetcher::Finished)
+                    else {
+                        unreachable!("matched above");
+                    };
+                    break Poll::Ready(Some(Err(e)));
+                }
                 Fetcher::Finished => break Poll::Ready(None),
             }
             // Nothing buffered: at least one batch must be on its way.
