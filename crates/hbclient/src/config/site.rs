@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 
 impl ConfigBuilder {
     /// Reads `core-site.xml` and then `hbase-site.xml` from `dir` (either may be missing, not
-    /// both), as [`Config::from_conf_dir`] describes.
+    /// both), as [`Config::from_conf_dir`](crate::Config::from_conf_dir) describes.
     pub fn load_conf_dir(self, dir: impl AsRef<Path>) -> Result<ConfigBuilder> {
         let dir = dir.as_ref();
         let core = dir.join("core-site.xml");
