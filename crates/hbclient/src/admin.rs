@@ -12,13 +12,12 @@ use bytes::Bytes;
 use hbclient_proto::meta::TableName;
 use hbclient_proto::pb;
 
-use crate::client::Connection;
+use crate::engine::core::Core;
+use crate::engine::retry::{pause_time, with_retries};
 use crate::engine::{Kind, RegionCall};
 use crate::error::{Error, RemoteError, Result};
-use crate::request::CallMeta;
-use crate::retry::{pause_time, with_retries};
+use crate::rpc::meta::CallMeta;
 use crate::rpc::{Cells, Service};
-use crate::shared::Core;
 
 mod regions;
 pub use regions::RegionSummary;
@@ -362,13 +361,18 @@ impl TableDescriptor {
     }
 }
 
-/// Table administration. Get one with [`Connection::admin`].
+/// Table administration. Get one with [`Connection::admin`](crate::Connection::admin).
 #[derive(Clone)]
 pub struct Admin {
     core: Arc<Core>,
 }
 
 impl Admin {
+    /// An admin handle on a connection's core (made by [`Connection::admin`](crate::Connection::admin)).
+    pub(crate) fn new(core: Arc<Core>) -> Admin {
+        Admin { core }
+    }
+
     pub(crate) fn core(&self) -> &Arc<Core> {
         &self.core
     }
@@ -377,15 +381,6 @@ impl Admin {
 impl std::fmt::Debug for Admin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Admin")
-    }
-}
-
-impl Connection {
-    /// Administration of tables and regions.
-    pub fn admin(&self) -> Admin {
-        Admin {
-            core: self.core.clone(),
-        }
     }
 }
 

@@ -6,14 +6,17 @@ use std::time::{Duration, Instant};
 
 use hbclient_proto::meta::TableName;
 
+use crate::admin::Admin;
 use crate::config::Config;
+use crate::engine::core::Core;
+use crate::engine::retry::{with_retries, RetryPolicy};
 use crate::error::{Error, Result};
 use crate::locate::Registry;
 use crate::metrics::{Metrics, MetricsSnapshot};
-use crate::retry::{with_retries, Deadline, RetryPolicy};
+use crate::mutator::{BufferedMutator, MutatorOptions};
 use crate::rpc::RpcPool;
-use crate::shared::Core;
 use crate::table::AsyncTable;
+use crate::time::Deadline;
 
 /// A connection to one HBase cluster. Cheap to clone; share one per process.
 ///
@@ -175,4 +178,27 @@ fn connect_failed(last: Error, attempts: &[(Instant, Option<Instant>)], bound: D
             "bounded_by",
             format!("hbase.client.operation.timeout = {bound:?}"),
         )
+}
+
+impl Connection {
+    /// Administration of tables and regions.
+    pub fn admin(&self) -> Admin {
+        Admin::new(self.core.clone())
+    }
+}
+
+impl Connection {
+    /// A [`BufferedMutator`] for `table` with this connection's settings.
+    pub fn buffered_mutator(&self, table: &str) -> Result<BufferedMutator> {
+        Ok(self.table(table)?.buffered_mutator())
+    }
+
+    /// A [`BufferedMutator`] for `table` with explicit settings.
+    pub fn buffered_mutator_with(
+        &self,
+        table: &str,
+        options: MutatorOptions,
+    ) -> Result<BufferedMutator> {
+        Ok(self.table(table)?.buffered_mutator_with(options))
+    }
 }

@@ -24,6 +24,7 @@
 //! many writes, a [`BufferedMutator`] batches them by wire size and reports every failure.
 
 mod admin;
+mod attributes;
 pub mod blocking;
 mod client;
 mod codec;
@@ -33,6 +34,7 @@ mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod guide;
+mod hedge;
 mod locate;
 mod metrics;
 mod mutator;
@@ -41,12 +43,15 @@ mod security;
 mod slow_log;
 mod table;
 pub mod telemetry;
+mod time;
 mod tls;
+mod wire;
 
 pub use admin::{
     Admin, BloomType, Compression, DataBlockEncoding, FamilyDescriptor, RegionSummary,
     TableDescriptor,
 };
+pub use attributes::Attributes;
 pub use client::Connection;
 pub use config::{Config, ConfigBuilder, Discovery, MetaReplicaMode};
 pub use error::{Error, ErrorKind, RemoteError, Result, Step, MAX_SERVER_TEXT};
@@ -57,12 +62,9 @@ pub use metrics::MetricsSnapshot;
 pub use mutator::{
     BufferedMutator, ErrorListener, FailedMutation, MutatorError, MutatorMetrics, MutatorOptions,
 };
-pub use request::{priority, Attributes};
+pub use rpc::meta::priority;
 pub use slow_log::{SlowLogEntry, SlowLogKind};
 
-// The crate-internal paths the modules use: the engine's parts, and the RPC layer's tally.
-use engine::{core as shared, hedge, request, retry};
-use rpc::tally as spent;
 pub use table::{
     Action, Append, AsyncTable, BatchOutcome, CheckAndMutate, CheckBuilder, CompareOp, Consistency,
     Delete, Durability, Filter, Get, Increment, ListOp, MergeOrder, Mutation, ParallelScan,

@@ -9,12 +9,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, Semaphore};
 
-use crate::client::Connection;
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
 use crate::metrics::{RpcTally, RPC_TALLY};
-use crate::retry::Deadline;
 use crate::table::{Action, AsyncTable, Mutation};
+use crate::time::Deadline;
 
 /// A callback told about each mutation that could not be written, with its error.
 ///
@@ -937,21 +936,5 @@ impl AsyncTable {
     /// A [`BufferedMutator`] for this table with explicit settings.
     pub fn buffered_mutator_with(&self, options: MutatorOptions) -> BufferedMutator {
         BufferedMutator::new(self.clone(), options)
-    }
-}
-
-impl Connection {
-    /// A [`BufferedMutator`] for `table` with this connection's settings.
-    pub fn buffered_mutator(&self, table: &str) -> Result<BufferedMutator> {
-        Ok(self.table(table)?.buffered_mutator())
-    }
-
-    /// A [`BufferedMutator`] for `table` with explicit settings.
-    pub fn buffered_mutator_with(
-        &self,
-        table: &str,
-        options: MutatorOptions,
-    ) -> Result<BufferedMutator> {
-        Ok(self.table(table)?.buffered_mutator_with(options))
     }
 }

@@ -13,8 +13,9 @@ use hbclient_proto::pb;
 use prost::Message;
 
 use crate::admin::{parse_table, Admin};
+use crate::attributes::Attributes;
 use crate::error::{Error, Result};
-use crate::request::{Attributes, CallMeta};
+use crate::rpc::meta::CallMeta;
 use crate::rpc::Service;
 
 /// `LogRequest.log_class_name` of a slow-log query: the server loads this class by name.

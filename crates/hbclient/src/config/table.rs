@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use super::kinds::*;
 use super::{store, AuthSettings, ConfigBuilder, Discovery, KeyInfo, MetaReplicaMode};
+use crate::attributes::Attributes;
 use crate::error::{Error, Result};
-use crate::request::Attributes;
 use crate::tls::TlsSettings;
 use hbclient_proto::compress::Compressor;
 

@@ -2,8 +2,8 @@
 //! the service and method, which RPC timeout applies, its header metadata, how to encode its
 //! request for a located region (cells written straight into the frame) and how to read the
 //! answer. `Core` (`engine/core.rs`) runs any of them: a single attempt at a known location
-//! ([`Core::call_at`](crate::shared::Core::call_at)), an attempt that locates first, or the
-//! whole retrying operation ([`Core::run`](crate::shared::Core::run)). Adding an operation adds
+//! ([`Core::call_at`](crate::engine::core::Core::call_at)), an attempt that locates first, or the
+//! whole retrying operation ([`Core::run`](crate::engine::core::Core::run)). Adding an operation adds
 //! a value of this type, not a path.
 //!
 //! The engine takes the call by reference: an `async fn` taking it by value would keep it twice
@@ -12,7 +12,7 @@
 use hbclient_proto::meta::TableName;
 
 use super::Profile;
-use crate::request::CallMeta;
+use crate::rpc::meta::CallMeta;
 use crate::rpc::{Cells, Service};
 
 /// Which RPC timeout bounds one attempt of a call (HBase's client picks it by operation, never

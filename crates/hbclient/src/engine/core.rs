@@ -15,13 +15,14 @@ use hbclient_proto::pb;
 use prost::Message;
 
 use crate::config::Config;
+use crate::engine::retry::{with_retries, RetryPolicy};
 use crate::engine::{Profile, RegionCall};
 use crate::error::{Error, ErrorKind, Result, Step};
 use crate::locate::{LocateContext, Locator, RegionLocation, Registry};
 use crate::metrics::Metrics;
-use crate::request::CallMeta;
-use crate::retry::{with_retries, Deadline, RetryPolicy};
+use crate::rpc::meta::CallMeta;
 use crate::rpc::{Head, RpcPool, Service};
+use crate::time::Deadline;
 
 pub(crate) use crate::rpc::Cells;
 
@@ -213,7 +214,11 @@ impl Core {
                 // of every attempt's future.
                 None => {
                     let lookup = self.locate(call.table, call.row, deadline);
-                    Box::pin(crate::spent::measure(crate::spent::Phase::Locating, lookup)).await?
+                    Box::pin(crate::rpc::tally::measure(
+                        crate::rpc::tally::Phase::Locating,
+                        lookup,
+                    ))
+                    .await?
                 }
             };
             self.call_at(call, &loc, attempt, deadline).await

@@ -8,7 +8,8 @@ use hbclient_proto::meta::TableName;
 
 use super::Kind;
 use crate::config::Config;
-use crate::retry::{Deadline, RetryPolicy};
+use crate::engine::retry::RetryPolicy;
+use crate::time::Deadline;
 
 /// Timeouts and retries of one handle's operations.
 #[derive(Debug, Clone, Copy)]

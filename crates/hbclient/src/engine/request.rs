@@ -1,21 +1,7 @@
 //! How table operations pick the QoS priority of their calls (the header field itself is
 //! [`CallMeta`]'s, in the RPC layer), and the public names of call metadata.
 
-pub use crate::rpc::meta::Attributes;
-pub(crate) use crate::rpc::meta::CallMeta;
-
-/// QoS levels HBase defines (`HConstants`), for [`Get::priority`](crate::Get::priority) and
-/// the other operations' `priority`.
-pub mod priority {
-    /// Ordinary calls (`NORMAL_QOS`); what the server assumes for a user table when none is sent.
-    pub const NORMAL: u32 = 0;
-    /// Administrative calls (`ADMIN_QOS`).
-    pub const ADMIN: u32 = 100;
-    /// The priority handler pool (`HIGH_QOS`).
-    pub const HIGH: u32 = 200;
-    /// What the Java client sends for system tables such as `hbase:meta` (`SYSTEMTABLE_QOS`).
-    pub const SYSTEM_TABLE: u32 = HIGH;
-}
+use crate::rpc::meta::priority;
 
 /// The priority a table's call is sent with, as the Java client picks it
 /// (`ConnectionUtils.calcPriority`): the operation's own if set, else

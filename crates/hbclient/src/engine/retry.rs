@@ -12,7 +12,8 @@ use futures::FutureExt;
 use tokio::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::spent::Spent;
+use crate::rpc::tally::Spent;
+use crate::time::{random_unit, Deadline, DEADLINE_PASSED};
 
 /// HBase's `HConstants.RETRY_BACKOFF` multipliers.
 const RETRY_BACKOFF: [u32; 13] = [1, 2, 3, 5, 10, 20, 40, 100, 100, 100, 100, 200, 200];
@@ -25,60 +26,9 @@ pub(crate) fn pause_time(pause: Duration, tries: u32) -> Duration {
     base + base.mul_f64(random_unit() * 0.01)
 }
 
-/// A random number in `[0, 1)`: a per-thread xorshift64* generator seeded from the standard
-/// library's random hash keys (no dependency for a jitter).
-pub(crate) fn random_unit() -> f64 {
-    use std::cell::Cell;
-    use std::hash::{BuildHasher, RandomState};
-    thread_local! {
-        static STATE: Cell<u64> = Cell::new(RandomState::new().hash_one(std::thread::current().id()) | 1);
-    }
-    STATE.with(|state| {
-        let mut x = state.get();
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        state.set(x);
-        (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
-    })
-}
-
-/// The message of the error an RPC gets when its operation's deadline passed before it was
-/// sent (not a failure of its own, see [`is_deadline_passed`]).
-const DEADLINE_PASSED: &str = "operation deadline passed";
-
 /// Whether `e` only says the operation's deadline passed before an RPC was sent.
 fn is_deadline_passed(e: &Error) -> bool {
     e.kind() == crate::error::ErrorKind::Timeout && e.cause().message() == DEADLINE_PASSED
-}
-
-/// When an operation must be finished.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Deadline {
-    at: Instant,
-}
-
-impl Deadline {
-    /// A deadline `timeout` from now.
-    pub(crate) fn after(timeout: Duration) -> Deadline {
-        Deadline {
-            at: Instant::now() + timeout,
-        }
-    }
-
-    /// Time left (zero once passed).
-    pub(crate) fn remaining(&self) -> Duration {
-        self.at.saturating_duration_since(Instant::now())
-    }
-
-    /// The timeout of one RPC: the configured RPC timeout, but never past the deadline.
-    pub(crate) fn rpc_timeout(&self, rpc_timeout: Duration) -> Result<Duration> {
-        let left = self.remaining();
-        if left.is_zero() {
-            return Err(Error::timeout(DEADLINE_PASSED));
-        }
-        Ok(rpc_timeout.min(left))
-    }
 }
 
 /// Retry settings of one operation.
@@ -201,7 +151,7 @@ where
     let spent = Arc::new(Spent::until(deadline.at));
     let explain = spent.clone();
     let outcome = retry_loop(policy, deadline, on_retry, attempt, spent.clone());
-    crate::spent::scope(spent, outcome)
+    crate::rpc::tally::scope(spent, outcome)
         .map(move |outcome| outcome.map_err(|(e, tries)| explain.finish(e, tries)))
 }
 
@@ -255,7 +205,7 @@ where
             tracing::debug!(attempt = tries, ?pause, error = %error, "retrying");
             on_retry();
             last = Some(error);
-            crate::spent::back_off(pause).await;
+            crate::rpc::tally::back_off(pause).await;
             tries += 1;
         }
     }
@@ -476,9 +426,9 @@ mod tests {
                 async move {
                     // Inside the operation, a call's deadline never passes the operation's.
                     let far = Instant::now() + Duration::from_secs(60);
-                    let clamped = crate::spent::call_deadline(far);
+                    let clamped = crate::rpc::tally::call_deadline(far);
                     assert!(clamped <= Instant::now() + Duration::from_millis(200));
-                    crate::spent::watched(waiting).await.unwrap();
+                    crate::rpc::tally::watched(waiting).await.unwrap();
                     std::future::pending::<Result<()>>().await
                 }
             },
@@ -492,7 +442,7 @@ mod tests {
         );
         // Outside an operation nothing is clamped.
         let far = Instant::now() + Duration::from_secs(60);
-        assert_eq!(crate::spent::call_deadline(far), far);
+        assert_eq!(crate::rpc::tally::call_deadline(far), far);
     }
 
     #[tokio::test]

@@ -44,9 +44,9 @@ use crate::codec::scan_results;
 use crate::config::MetaReplicaMode;
 use crate::error::{Error, ErrorKind, Result};
 use crate::hedge::{first_answer, preferred_then_fallback, ReplicaRead};
-use crate::request::{priority, CallMeta};
-use crate::retry::Deadline;
+use crate::rpc::meta::{priority, CallMeta};
 use crate::rpc::{RpcPool, Service};
+use crate::time::Deadline;
 
 /// The header of a meta lookup: `hbase:meta` is a system table, which the Java client reads at
 /// `SYSTEMTABLE_QOS` so lookups reach the server's priority handlers even under load.
@@ -714,7 +714,7 @@ impl Locator {
                 let replica = if self.stale.covers(table, want) {
                     0
                 } else {
-                    metas.pick(crate::retry::random_unit()).0
+                    metas.pick(crate::time::random_unit()).0
                 };
                 if replica == 0 {
                     return self.scan_meta(ctx, &metas, 0, table, want, deadline).await;

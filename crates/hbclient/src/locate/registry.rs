@@ -10,7 +10,7 @@ use hbclient_proto::pb;
 use super::MetaLocations;
 use crate::config::{Config, Discovery};
 use crate::error::{Error, Result};
-use crate::request::CallMeta;
+use crate::rpc::meta::CallMeta;
 use crate::rpc::{RpcPool, Service};
 
 /// How this client discovers the cluster.

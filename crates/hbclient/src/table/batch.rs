@@ -13,15 +13,15 @@ use hbclient_proto::pb::mutation_proto::MutationType;
 use tracing::Instrument;
 
 use crate::codec::{all_used, count_error, of_row, one_row, result_cells};
+use crate::engine::core::Core;
 use crate::engine::{Kind, Profile, RegionCall};
 use crate::error::{Error, RemoteError, Result};
 use crate::locate::RegionLocation;
-use crate::request::CallMeta;
-use crate::retry::Deadline;
+use crate::rpc::meta::CallMeta;
 use crate::rpc::{Cells, Service};
-use crate::shared::Core;
 use crate::table::ops::{Append, Delete, Get, Increment, Mutation, MutationCore, Put};
 use crate::table::{AsyncTable, RowResult};
+use crate::time::Deadline;
 
 mod multi_request;
 use multi_request::MultiRequestView;
@@ -232,10 +232,10 @@ impl AsyncTable {
     pub(crate) async fn batch_until(
         &self,
         actions: &[Action],
-        deadline: crate::retry::Deadline,
+        deadline: crate::time::Deadline,
     ) -> Vec<Result<BatchOutcome>> {
         // Each action's final error gets its tries and the tally so far (`spent::finish`).
-        let (results, _) = crate::spent::tally(self.batch_rounds(actions, deadline)).await;
+        let (results, _) = crate::rpc::tally::tally(self.batch_rounds(actions, deadline)).await;
         results
     }
 
@@ -243,7 +243,7 @@ impl AsyncTable {
     async fn batch_rounds(
         &self,
         actions: &[Action],
-        deadline: crate::retry::Deadline,
+        deadline: crate::time::Deadline,
     ) -> Vec<Result<BatchOutcome>> {
         let core = self.core().clone();
         let mut results: Vec<Option<Result<BatchOutcome>>> =
@@ -386,7 +386,7 @@ impl AsyncTable {
                 break;
             };
             core.count_retry();
-            crate::spent::back_off(pause).await;
+            crate::rpc::tally::back_off(pause).await;
             tries += 1;
             pending = retry.into_iter().map(|(pos, _)| pos).collect();
         }
@@ -447,7 +447,7 @@ fn action_error(e: &pb::NameBytesPair, loc: &RegionLocation) -> Error {
 /// `e` as an action's final error in round `tries` (0-based): with its attempts, the pauses so
 /// far and where the batch's time went.
 fn ended(e: Error, tries: u32) -> Error {
-    crate::spent::finish(e, tries + 1)
+    crate::rpc::tally::finish(e, tries + 1)
 }
 
 /// Splits one server's work into pieces of at most `max_rows` actions and `max_bytes` mutation

@@ -9,9 +9,9 @@ use std::time::Duration;
 use hbclient_proto::meta::TableName;
 
 use super::AsyncTable;
+use crate::engine::core::Core;
 use crate::engine::Profile;
 use crate::error::{Error, Result};
-use crate::shared::Core;
 
 /// Builds an [`AsyncTable`] whose operations use their own operation timeout, RPC timeouts and
 /// retries; what is not set stays the connection's. From

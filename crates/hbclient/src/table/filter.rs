@@ -285,7 +285,7 @@ impl ProtoWriter {
 
     /// A `bytes` field.
     pub fn bytes(mut self, field: u32, value: impl AsRef<[u8]>) -> ProtoWriter {
-        crate::table::ops::put_delimited_field(field, value.as_ref(), &mut self.out);
+        crate::wire::put_delimited_field(field, value.as_ref(), &mut self.out);
         self
     }
 

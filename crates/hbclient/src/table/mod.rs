@@ -35,13 +35,14 @@ pub use scan::{
 };
 pub use timeline::Consistency;
 
+use crate::attributes::Attributes;
+use crate::engine::core::{Cells, Core};
+use crate::engine::retry::with_retries;
 use crate::engine::{Kind, Profile, RegionCall};
 use crate::error::{Error, ErrorKind, Result};
 use crate::locate::RegionLocation;
-use crate::request::{Attributes, CallMeta};
-use crate::retry::with_retries;
+use crate::rpc::meta::CallMeta;
 use crate::rpc::Service;
-use crate::shared::{Cells, Core};
 use crate::telemetry;
 use check::CheckAction;
 
@@ -168,7 +169,7 @@ impl AsyncTable {
     /// The header metadata of a call for an operation with priority `priority`.
     pub(crate) fn call_meta(&self, priority: Option<u32>) -> CallMeta {
         CallMeta {
-            priority: crate::request::effective_priority(priority, &self.name),
+            priority: crate::engine::request::effective_priority(priority, &self.name),
             attributes: (!self.request_attributes.is_empty())
                 .then(|| self.request_attributes.clone()),
         }
@@ -705,7 +706,7 @@ mod tests {
             mutation_cells(&m, &write),
             parse_mutate,
         );
-        let deadline = crate::retry::Deadline::after(std::time::Duration::from_secs(1));
+        let deadline = crate::time::Deadline::after(std::time::Duration::from_secs(1));
         let meta = CallMeta::NONE;
         let loc = Arc::new(RegionLocation {
             table: t.name.clone(),

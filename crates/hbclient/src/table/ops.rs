@@ -10,11 +10,12 @@ use hbclient_proto::cell::{
 use hbclient_proto::pb;
 use hbclient_proto::pb::mutation_proto::{Durability as PbDurability, MutationType};
 
+use crate::attributes::Attributes;
 use crate::error::{Error, Result};
-use crate::request::Attributes;
 use crate::table::columns::Columns;
 use crate::table::filter::Filter;
 use crate::table::timeline::Consistency;
+pub(crate) use crate::wire::{delimited_len, put_delimited_field};
 
 /// How a write is made durable (`Durability`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -380,19 +381,6 @@ impl MutationCore {
         }
         Ok(())
     }
-}
-
-/// Length of a length-delimited field `tag` whose content is `len` bytes.
-pub(crate) fn delimited_len(tag: u32, len: usize) -> usize {
-    prost::encoding::key_len(tag) + prost::encoding::encoded_len_varint(len as u64) + len
-}
-
-/// Writes a length-delimited field `tag` holding `bytes` (a `bytes` or `string` field).
-pub(crate) fn put_delimited_field(tag: u32, bytes: &[u8], out: &mut impl BufMut) {
-    use prost::encoding::{encode_key, encode_varint, WireType};
-    encode_key(tag, WireType::LengthDelimited, out);
-    encode_varint(bytes.len() as u64, out);
-    out.put_slice(bytes);
 }
 
 /// Length of a `NameBytesPair` (an operation attribute) without its field key.

@@ -71,7 +71,7 @@ async fn get_batch_and_scan_share_one_retry_decision() {
         Reaction::Exception(RemoteException::new(class::REGION_TOO_BUSY, "injected")),
     ));
     for (path, e) in three_paths(&t).await {
-        assert_eq!(e.kind(), ErrorKind::Remote, "{path}: {e}");
+        assert_eq!(e.kind(), ErrorKind::RegionTooBusy, "{path}: {e}");
         assert_eq!(e.tries(), Some(4), "{path}: {e}");
         assert_pauses(path, e.pauses(), 3);
         let cause = e.cause();

@@ -59,7 +59,7 @@ pub(crate) struct ConnectSpec {
     /// TCP, TLS and authentication settings shared by the client's connections.
     pub(crate) layers: Arc<Layers>,
     /// Sent once in the connection header (`ConnectionHeader.attribute`, HBase 2.6+).
-    pub(crate) attributes: Arc<crate::rpc::meta::Attributes>,
+    pub(crate) attributes: Arc<crate::attributes::Attributes>,
     /// Announced in the connection header; then every cellblock, both ways, is compressed.
     pub(crate) compressor: Option<Compressor>,
 }

@@ -449,7 +449,7 @@ fn request_header_carries_priority_and_attributes_only_when_given() {
     assert_eq!(plain.priority, None);
     assert!(plain.attribute.is_empty());
 
-    let attributes: crate::rpc::meta::Attributes = [("tenant", "a")].into_iter().collect();
+    let attributes: crate::attributes::Attributes = [("tenant", "a")].into_iter().collect();
     let meta = CallMeta {
         priority: Some(200),
         attributes: Some(Arc::new(attributes)),

@@ -9,6 +9,7 @@
 
 mod metrics;
 mod parallel;
+mod replicas;
 mod scanner;
 mod state;
 
@@ -17,9 +18,9 @@ pub(crate) use state::fuzz_scan_answer;
 use bytes::Bytes;
 use hbclient_proto::pb;
 
+use crate::attributes::Attributes;
+use crate::engine::core::Core;
 use crate::locate::RegionLocation;
-use crate::request::Attributes;
-use crate::shared::Core;
 use crate::table::columns::Columns;
 use crate::table::filter::Filter;
 use crate::table::timeline::Consistency;

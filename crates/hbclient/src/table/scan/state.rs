@@ -12,17 +12,18 @@ use hbclient_proto::pb;
 use tokio::sync::mpsc;
 
 use super::metrics::SharedMetrics;
+use super::replicas;
 use super::{Scan, ScanItem};
 use crate::codec::scan_results;
+use crate::engine::core::Core;
 use crate::engine::{Kind, Profile, RegionCall};
 use crate::error::{Error, Result};
 use crate::locate::{RegionLocation, Want};
-use crate::request::CallMeta;
-use crate::retry::Deadline;
+use crate::rpc::meta::CallMeta;
 use crate::rpc::{Cells, Head, Service};
-use crate::shared::Core;
-use crate::table::timeline::{self, Consistency};
+use crate::table::timeline::Consistency;
 use crate::table::{AsyncTable, RowResult};
+use crate::time::Deadline;
 
 /// Where the next region scanner starts.
 #[derive(Debug, Clone)]
@@ -438,8 +439,9 @@ impl ScanState {
     /// pauses of one batch are tallied as one operation: a final error says how many attempts
     /// the batch made, the pauses between them and where its time went.
     pub(super) async fn next_batch(&mut self, deadline: Deadline) -> Result<Vec<ScanItem>> {
-        let spent = Arc::new(crate::spent::Spent::default());
-        let fetched = crate::spent::scope(spent.clone(), self.next_batch_untallied(deadline)).await;
+        let spent = Arc::new(crate::rpc::tally::Spent::default());
+        let fetched =
+            crate::rpc::tally::scope(spent.clone(), self.next_batch_untallied(deadline)).await;
         fetched.map_err(|e| spent.finish(e, self.tries + 1))
     }
 
@@ -478,7 +480,7 @@ impl ScanState {
                     self.tries += 1;
                     self.core.count_retry();
                     self.metrics.update(|m| m.rpc_retries += 1);
-                    crate::spent::back_off(pause).await;
+                    crate::rpc::tally::back_off(pause).await;
                 }
                 Err(e) => return Err(e.with_context("table", self.table.to_string())),
             }
@@ -582,7 +584,7 @@ impl ScanState {
             && !loc.replicas.is_empty();
         let (loc, frame) = if replicated {
             let (table, meta, profile) = (&self.table, &self.meta, self.profile);
-            timeline::open_scanner(&core, table, meta, profile, loc, request, deadline).await?
+            replicas::open_scanner(&core, table, meta, profile, loc, request, deadline).await?
         } else {
             let (table, meta, profile) = (&self.table, &self.meta, &self.profile);
             let frame = open_or_next(&core, table, meta, profile, &loc, &request, deadline).await?;
