@@ -3,7 +3,7 @@
 //! leaf modules (error, metrics, telemetry, tls, security, codec, hedge). This test reads every
 //! `crate::<module>` path in `src/` (comments left out), and fails on an import that goes up a
 //! layer, on a circle among the top-level modules, and on a circle among the submodules of one
-//! directory (e.g. `table::scan` ⇄ `table::timeline`).
+//! directory (e.g. `table::scan` ⇄ `table::timeline`); and no source file over 1,000 lines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -212,4 +212,17 @@ fn the_checker_sees_paths_and_circles() {
     assert_eq!(in_circles(&g), ["a", "b", "c"]);
     g.get_mut("b").unwrap().clear();
     assert!(in_circles(&g).is_empty());
+}
+
+/// A file that one reads once holds one idea: none in `src/` grows past 1,000 lines (split a
+/// module's tests or a part with its own job into a file beside it).
+#[test]
+fn no_source_file_is_over_a_thousand_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let long: Vec<String> = files(&src)
+        .into_iter()
+        .filter(|(_, text)| text.lines().count() > 1000)
+        .map(|(rel, text)| format!("{} ({} lines)", rel.join("/"), text.lines().count()))
+        .collect();
+    assert!(long.is_empty(), "files over 1,000 lines: {long:?}");
 }
