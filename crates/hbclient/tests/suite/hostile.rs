@@ -11,7 +11,7 @@ use hbclient::{Connection, ErrorKind, Get, Put, Scan};
 use hbclient_proto::cell::{encode_cellblock, Cell, CellBlockReader};
 use hbclient_proto::pb;
 
-use crate::support::{value, TestCluster};
+use crate::support::{skipped, value, TestCluster};
 
 /// A cluster, a table with rows `a`..`e` (split at `c`), and a client that reaches every server
 /// only through the proxy.
@@ -26,6 +26,14 @@ async fn hostile(
     test: &str,
     tune: impl FnOnce(hbclient::ConfigBuilder) -> hbclient::ConfigBuilder,
 ) -> Option<Hostile> {
+    // The proxy reads plain HBase frames: a TLS-only cluster's bytes are opaque to it.
+    if std::env::var_os("HBCLIENT_TEST_MINI_TLS").is_some() {
+        skipped(
+            test,
+            "the fault proxy speaks plain TCP; this run's mini-hbase is TLS-only",
+        );
+        return None;
+    }
     let c = TestCluster::start().await;
     let mini = c.mini(test)?;
     let name = c.table(&["f"], &[b"c"]).await;
