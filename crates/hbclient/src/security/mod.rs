@@ -86,12 +86,10 @@ impl Qop {
                 "authentication" | "auth" => Qop::Authentication,
                 "integrity" | "auth-int" => Qop::Integrity,
                 "privacy" | "auth-conf" => Qop::Privacy,
-                _ => {
-                    return Err(Error::invalid(format!(
-                        "hbase.rpc.protection: unknown level {word:?} (expected a comma list of \
-                         authentication, integrity, privacy)"
-                    )))
-                }
+                _ => return Err(Error::invalid(format!(
+                    "hbase.rpc.protection: {word:?} is not authentication, integrity or privacy \
+                         (a comma list of them is accepted)"
+                ))),
             };
             if !out.contains(&qop) {
                 out.push(qop);
