@@ -86,10 +86,11 @@ impl Qop {
                 "authentication" | "auth" => Qop::Authentication,
                 "integrity" | "auth-int" => Qop::Integrity,
                 "privacy" | "auth-conf" => Qop::Privacy,
-                _ => return Err(Error::invalid(format!(
-                    "hbase.rpc.protection: {word:?} is not authentication, integrity or privacy \
-                         (a comma list of them is accepted)"
-                ))),
+                _ => {
+                    return Err(Error::invalid(format!(
+                        "hbase.rpc.protection: {word:?} is not authentication, integrity or privacy"
+                    )))
+                }
             };
             if !out.contains(&qop) {
                 out.push(qop);
