@@ -9,14 +9,15 @@ use hbclient::{ErrorKind, Get, Increment, MutatorOptions, Put, Scan, TableDescri
 use crate::support::TestCluster;
 
 /// The cluster under test, started on a runtime of the test's own; the test thread itself is
-/// outside any runtime, as a blocking caller is.
-struct Env {
-    c: TestCluster,
-    rt: tokio::runtime::Runtime,
+/// outside any runtime, as a blocking caller is (the lifecycle tests use it too: the client
+/// gets a runtime of its own).
+pub(crate) struct Env {
+    pub(crate) c: TestCluster,
+    pub(crate) rt: tokio::runtime::Runtime,
 }
 
 impl Env {
-    fn start() -> Env {
+    pub(crate) fn start() -> Env {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()

@@ -11,6 +11,7 @@ use futures::StreamExt;
 use hbclient::blocking;
 use hbclient::{Connection, ErrorKind, Get, Put, Scan};
 
+use crate::blocking::Env;
 use crate::support::TestCluster;
 
 /// Only a hang guard: an order that does not end within it has deadlocked.
@@ -57,31 +58,6 @@ fn within_guard<T: Send + 'static>(what: String, f: impl FnOnce() -> T + Send + 
         Ok(v) => v,
         Err(mpsc::RecvTimeoutError::Timeout) => panic!("hung: {what}"),
         Err(mpsc::RecvTimeoutError::Disconnected) => panic!("panicked: {what}"),
-    }
-}
-
-/// The cluster on a runtime of the test's own, so the client can have another one.
-struct Env {
-    c: TestCluster,
-    rt: tokio::runtime::Runtime,
-}
-
-impl Env {
-    fn start() -> Env {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        let c = rt.block_on(TestCluster::start());
-        Env { c, rt }
-    }
-}
-
-impl Drop for Env {
-    fn drop(&mut self) {
-        let _enter = self.rt.enter();
-        self.c.mini.take();
     }
 }
 
